@@ -1,0 +1,5 @@
+"""``python -m ggpkit`` runs the command line."""
+
+from ggpkit.cli import main
+
+main()

@@ -1,0 +1,1 @@
+"""Agents that choose moves through the game API: random, MCTS, alpha-beta, solvers, human."""

@@ -1,0 +1,41 @@
+"""The ``ggpkit`` command line: one module per group of commands, all on one Typer app.
+
+Errors that users cause (unknown game, illegal move, bad GDL) end as one clear
+line on stderr and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+from ggpkit.cli.app import app
+
+# Command modules, imported for their side effect of registering commands on ``app``.
+_COMMAND_MODULES = [
+    "ggpkit.cli.games_cmd",
+]
+
+
+def _load_commands() -> None:
+    for name in _COMMAND_MODULES:
+        importlib.import_module(name)
+
+
+def main() -> None:
+    """Entry point of the ``ggpkit`` console script."""
+    from ggpkit.games.api import GameError
+    from ggpkit.gdl.kif import GdlSyntaxError
+
+    _load_commands()
+    try:
+        app()
+    except (GameError, GdlSyntaxError, OSError) as e:
+        print(f"ggpkit: error: {e}", file=sys.stderr)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        print("ggpkit: interrupted", file=sys.stderr)
+        sys.exit(130)
+
+
+__all__ = ["app", "main"]

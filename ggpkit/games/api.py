@@ -1,0 +1,255 @@
+"""The game API: the GGP contract every game implements, native or GDL-defined.
+
+A game is a state machine in the sense of ggp-base's ``StateMachine``:
+
+* ``roles``: the role names, in the game's own order;
+* ``initial_state()``: an immutable, hashable state;
+* ``legal_moves(state, role)``: the moves (GDL terms) open to a role;
+* ``next_state(state, joint)``: the state after a joint move, one move per role;
+* ``is_terminal(state)`` and ``goals(state)``: the end test and the goal values
+  (ints 0..100, one per role; defined in non-terminal states too);
+* ``facts(state)``: the state as its canonical set of GDL facts, the common
+  language in which a native engine and its GDL twin are compared, and in which
+  match records store states.
+
+Every game is simultaneous underneath; a turn-taking game gives the role without
+control the single move ``noop``. ``to_move`` and ``play`` are the conveniences
+for such games. A move may be given as a term or as its text anywhere a move is
+accepted.
+
+Subclasses implement the abstract methods; the public checked methods here
+validate input and raise :class:`IllegalMoveError` with the move, the role and
+the reason, so an illegal move never corrupts a state (states are immutable).
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from ggpkit.gdl.kif import GdlSyntaxError, parse_term
+from ggpkit.gdl.terms import Term
+
+S = TypeVar("S", bound=Hashable)
+MoveLike = Term | str
+
+
+class GameError(Exception):
+    """Base class of the errors a game raises."""
+
+
+class UnknownRoleError(GameError, KeyError):
+    """A role name that the game does not have."""
+
+    def __init__(self, role: str, roles: Sequence[str]) -> None:
+        super().__init__(f"unknown role {role!r}; the roles are {', '.join(roles)}")
+        self.role = role
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class IllegalMoveError(GameError, ValueError):
+    """A move that is not legal for a role in a state.
+
+    ``move`` is the move as given (term or text), ``role`` the role, ``reason``
+    a sentence a person understands (``"it is red's turn: black may only play noop"``).
+    """
+
+    def __init__(self, move: MoveLike, role: str, reason: str) -> None:
+        super().__init__(f"illegal move {move} for {role}: {reason}")
+        self.move = move
+        self.role = role
+        self.reason = reason
+
+
+class GameOverError(GameError):
+    """A move was asked of a terminal state."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """What kind of game this is (as OpenSpiel's ``GameType``), for agents and UIs."""
+
+    turn_taking: bool
+    """At most one role has a real choice in every state (the others play ``noop``)."""
+    zero_sum: bool
+    """Goals of all roles sum to the same constant in every terminal state."""
+
+
+def as_move(move: MoveLike) -> Term:
+    """A move given as text or term, as a term (text is parsed as one GDL term)."""
+    if isinstance(move, str):
+        return parse_term(move)
+    return move
+
+
+class Game(ABC, Generic[S]):
+    """A game: the GGP contract. See the module docstring."""
+
+    name: str
+    description: str
+    roles: tuple[str, ...]
+    info: GameInfo
+
+    # ---- what each game implements -------------------------------------------------
+
+    @abstractmethod
+    def initial_state(self) -> S:
+        """The state before any move."""
+
+    @abstractmethod
+    def _legal(self, state: S, role_index: int) -> list[Term]:
+        """Legal moves of the role at ``role_index``; no validation of inputs."""
+
+    @abstractmethod
+    def _next(self, state: S, moves: Sequence[Term]) -> S:
+        """The next state for a joint move in role order, already known to be legal."""
+
+    @abstractmethod
+    def is_terminal(self, state: S) -> bool:
+        """True when the game is over."""
+
+    @abstractmethod
+    def goals(self, state: S) -> dict[str, int]:
+        """Goal value (0..100) of every role, in role order."""
+
+    @abstractmethod
+    def facts(self, state: S) -> frozenset[Term]:
+        """The state as a set of GDL facts (the contents of ``true``)."""
+
+    # ---- checked public API ---------------------------------------------------------
+
+    def role_index(self, role: str) -> int:
+        """Position of ``role`` in :attr:`roles`; raises :class:`UnknownRoleError`."""
+        try:
+            return self.roles.index(role)
+        except ValueError:
+            raise UnknownRoleError(role, self.roles) from None
+
+    def legal_moves(self, state: S, role: str) -> list[Term]:
+        """The legal moves of ``role`` in ``state`` (empty in a terminal state)."""
+        index = self.role_index(role)
+        if self.is_terminal(state):
+            return []
+        return self._legal(state, index)
+
+    def all_legal_moves(self, state: S) -> list[list[Term]]:
+        """Legal moves of every role, in role order."""
+        if self.is_terminal(state):
+            return [[] for _ in self.roles]
+        return [self._legal(state, i) for i in range(len(self.roles))]
+
+    def parse_move(self, move: MoveLike, role: str | None = None) -> Term:
+        """Read a move from text (or pass a term through); raise IllegalMoveError if unreadable."""
+        try:
+            return as_move(move)
+        except GdlSyntaxError as e:
+            raise IllegalMoveError(move, role or "?", f"not a GDL term ({e.message})") from None
+
+    def why_illegal(self, state: S, role: str, move: Term) -> str:
+        """Why ``move`` is not legal for ``role``; games override this to say more."""
+        legal = self._legal(state, self.role_index(role))
+        if len(legal) == 1:
+            return f"the only legal move of {role} here is {legal[0]}"
+        return f"it is not among the {len(legal)} legal moves of {role} here"
+
+    def check_move(self, state: S, role: str, move: MoveLike) -> Term:
+        """The move as a term if legal for ``role`` in ``state``; else IllegalMoveError."""
+        index = self.role_index(role)
+        term = self.parse_move(move, role)
+        if self.is_terminal(state):
+            raise IllegalMoveError(move, role, "the game is over (terminal state)")
+        if term not in self._legal(state, index):
+            raise IllegalMoveError(move, role, self.why_illegal(state, role, term))
+        return term
+
+    def next_state(self, state: S, joint: Mapping[str, MoveLike] | Sequence[MoveLike]) -> S:
+        """The state after a joint move: a mapping role -> move, or a sequence in role order.
+
+        Every role must have exactly one legal move in ``joint``.
+        """
+        if isinstance(joint, Mapping):
+            for role in joint:
+                self.role_index(role)
+            missing = [r for r in self.roles if r not in joint]
+            if missing:
+                raise IllegalMoveError(
+                    "<none>", missing[0], "a joint move needs a move for every role"
+                )
+            given = [joint[r] for r in self.roles]
+        else:
+            given = list(joint)
+            if len(given) != len(self.roles):
+                raise GameError(
+                    f"a joint move needs {len(self.roles)} moves (one per role), got {len(given)}"
+                )
+        moves = [self.check_move(state, r, m) for r, m in zip(self.roles, given, strict=True)]
+        return self._next(state, moves)
+
+    # ---- conveniences for turn-taking games -----------------------------------------
+
+    def to_move(self, state: S) -> str | None:
+        """The role whose turn it is, or None when the game is over or no single role moves.
+
+        The default finds the one role with a choice (more than one legal move),
+        or, when every role has exactly one move, the one whose move is not ``noop``.
+        Native turn-taking games override this with their control fact.
+        """
+        if self.is_terminal(state):
+            return None
+        legal = [self._legal(state, i) for i in range(len(self.roles))]
+        choosers = [i for i, ms in enumerate(legal) if len(ms) > 1]
+        if len(choosers) == 1:
+            return self.roles[choosers[0]]
+        if not choosers:
+            actors = [i for i, ms in enumerate(legal) if str(ms[0]) != "noop"]
+            if len(actors) == 1:
+                return self.roles[actors[0]]
+            if len(self.roles) == 1:
+                return self.roles[0]
+        return None
+
+    def play(self, state: S, move: MoveLike, role: str | None = None) -> S:
+        """Play ``move`` for ``role`` (default: the role to move); the others play their only move.
+
+        Raises IllegalMoveError when another role has a real choice (a simultaneous state).
+        """
+        if self.is_terminal(state):
+            raise GameOverError("the game is over: no move can be played")
+        mover = role if role is not None else self.to_move(state)
+        if mover is None:
+            raise GameError("no single role is to move here; give a full joint move to next_state")
+        mover_index = self.role_index(mover)
+        joint: list[MoveLike] = []
+        for i, r in enumerate(self.roles):
+            if i == mover_index:
+                joint.append(move)
+                continue
+            others = self._legal(state, i)
+            if len(others) != 1:
+                raise IllegalMoveError(
+                    move, mover, f"{r} also has a choice here; give a full joint move to next_state"
+                )
+            joint.append(others[0])
+        return self.next_state(state, joint)
+
+    # ---- playouts ---------------------------------------------------------------------
+
+    def random_playout(self, state: S, rng: random.Random) -> tuple[dict[str, int], int]:
+        """Play uniformly random joint moves to the end; return (goals, number of joint moves).
+
+        Native games override this with a compiled kernel.
+        """
+        steps = 0
+        while not self.is_terminal(state):
+            moves = [rng.choice(self._legal(state, i)) for i in range(len(self.roles))]
+            state = self._next(state, moves)
+            steps += 1
+        return self.goals(state), steps
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r} roles={self.roles}>"

@@ -1,0 +1,117 @@
+"""The registry of games by name, and ``load`` for names and ``.kif`` files.
+
+Native games are registered lazily by module path so that importing ggpkit does
+not compile any kernel. ``load("peg")`` gives the native engine,
+``load("peg", engine="gdl")`` its GDL twin shipped in ``games/rules/``, and
+``load("path/to/game.kif")`` any GDL game.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ggpkit.games.api import Game, GameError
+
+
+@dataclass(frozen=True, slots=True)
+class GameEntry:
+    """A registered game: its name, a one-line description, and where it lives."""
+
+    name: str
+    description: str
+    native: str | None  # "module:Class" of the native engine, if any
+    rules: str | None  # file name of the GDL twin under games/rules, if any
+
+
+_REGISTRY: dict[str, GameEntry] = {}
+
+
+def register(entry: GameEntry) -> None:
+    """Add a game to the registry (later entries replace earlier ones of the same name)."""
+    _REGISTRY[entry.name] = entry
+
+
+for _entry in (
+    GameEntry("peg", "Peg solitaire on the English 33-hole cross; one role, jumper.",
+              "ggpkit.games.peg:PegGame", "peg.kif"),
+    GameEntry("pawn-checkers", "Checkers with pawns only, compulsory single jumps, 100-step limit.",
+              "ggpkit.games.checkers:PawnCheckers", "pawn-checkers.kif"),
+    GameEntry("pawn-checkers-barrel", "Pawn checkers on a board that wraps vertically.",
+              "ggpkit.games.checkers:PawnCheckersBarrel", "pawn-checkers-barrel.kif"),
+    GameEntry("breakthrough-holes", "Breakthrough on 6x6 with four holes; no captures.",
+              "ggpkit.games.breakthrough:BreakthroughHoles", "breakthrough-holes.kif"),
+    GameEntry("breakthrough-holes-capture",
+              "Breakthrough on 6x6 with four holes; diagonal moves may capture.",
+              "ggpkit.games.breakthrough:BreakthroughHolesCapture",
+              "breakthrough-holes-capture.kif"),
+):  # fmt: skip
+    register(_entry)
+
+
+def games() -> dict[str, str]:
+    """Registered game names with their one-line descriptions."""
+    return {name: e.description for name, e in sorted(_REGISTRY.items())}
+
+
+def rules_path(name: str) -> Path:
+    """Path of the shipped GDL twin of a registered game."""
+    entry = _entry_for(name)
+    if entry.rules is None:
+        raise GameError(f"game {name!r} has no GDL rules file")
+    return Path(str(resources.files("ggpkit.games") / "rules" / entry.rules))
+
+
+def _entry_for(name: str) -> GameEntry:
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        known = ", ".join(sorted(_REGISTRY))
+        raise GameError(
+            f"unknown game {name!r}; known games: {known} (or give a .kif path)"
+        ) from None
+
+
+@cache
+def _native(name: str) -> Game[Any]:
+    entry = _entry_for(name)
+    if entry.native is None:
+        raise GameError(f"game {name!r} has no native engine; use engine='gdl'")
+    module_name, class_name = entry.native.split(":")
+    cls = getattr(importlib.import_module(module_name), class_name)
+    game: Game[Any] = cls()
+    return game
+
+
+def _gdl_module() -> Any:
+    """The GDL-backed game module, imported on first use (it pulls in the reasoners)."""
+    return importlib.import_module("ggpkit.games.gdl_game")
+
+
+def load(name_or_path: str, engine: str = "native") -> Game[Any]:
+    """A game by registered name or ``.kif`` path.
+
+    ``engine`` is ``"native"`` (the default, where a native engine exists) or
+    ``"gdl"`` (the GDL engine, always used for ``.kif`` files).
+    """
+    if name_or_path.endswith(".kif") or name_or_path.endswith(".gdl") or "/" in name_or_path:
+        loaded: Game[Any] = _gdl_module().load_kif_file(Path(name_or_path))
+        return loaded
+    if engine == "native":
+        return _native(name_or_path)
+    if engine == "gdl":
+        game: Game[Any] = _gdl_module().load_kif_file(rules_path(name_or_path))
+        game.name = name_or_path
+        game.description = _entry_for(name_or_path).description
+        return game
+    raise GameError(f"unknown engine {engine!r}; use 'native' or 'gdl'")
+
+
+def load_kif(text: str, name: str = "<string>") -> Game[Any]:
+    """A game from GDL text."""
+    game: Game[Any] = _gdl_module().load_kif_text(text, name)
+    return game

@@ -1,0 +1,1 @@
+"""Matches: the referee, clocks, the GGP HTTP protocol (player and manager), records."""

@@ -1,0 +1,1 @@
+"""The web app (ASGI) over the library."""
