@@ -80,6 +80,17 @@ class GameInfo:
     """Goals of all roles sum to the same constant in every terminal state."""
 
 
+@dataclass(frozen=True, slots=True)
+class PlayoutStats:
+    """Totals over a batch of random playouts."""
+
+    playouts: int
+    moves: int
+    """Joint moves played, summed over all playouts."""
+    goal_sums: tuple[int, ...]
+    """Sum of each role's final goal, in role order."""
+
+
 def as_move(move: MoveLike) -> Term:
     """A move given as text or term, as a term (text is parsed as one GDL term)."""
     if isinstance(move, str):
@@ -250,6 +261,26 @@ class Game(ABC, Generic[S]):
             state = self._next(state, moves)
             steps += 1
         return self.goals(state), steps
+
+    def playout_stats(self, state: S, count: int, seed: int) -> PlayoutStats:
+        """Run ``count`` random playouts from ``state``; the sums the benchmark and agents need.
+
+        Native games override this with a compiled kernel that never returns to the
+        interpreter between moves; the default loops over :meth:`random_playout`.
+        """
+        rng = random.Random(seed)
+        total_moves = 0
+        sums = [0] * len(self.roles)
+        for _ in range(count):
+            goals, steps = self.random_playout(state, rng)
+            total_moves += steps
+            for i, role in enumerate(self.roles):
+                sums[i] += goals[role]
+        return PlayoutStats(count, total_moves, tuple(sums))
+
+    def render(self, state: S) -> str:
+        """A plain-text picture of the state for terminals; games with a board override it."""
+        return "\n".join(sorted(str(f) for f in self.facts(state)))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r} roles={self.roles}>"

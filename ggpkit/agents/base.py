@@ -1,0 +1,46 @@
+"""The agent interface: an agent chooses a move for one role in one state within a limit.
+
+Modelled on python-chess's engine API: a :class:`Limit` says how long or how far
+to think; an agent may keep state between the moves of one match (tree reuse),
+told by :meth:`Agent.start` and :meth:`Agent.stop`. Agents see games only through
+the game API, so they play native and GDL games alike.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import Any
+
+from ggpkit.games.api import Game
+from ggpkit.gdl.terms import Term
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    """How much an agent may think for one move; ``None`` means no limit of that kind.
+
+    ``time`` is in seconds of wall clock, ``playouts`` counts simulations (MCTS),
+    ``depth`` counts plies (alpha-beta).
+    """
+
+    time: float | None = None
+    playouts: int | None = None
+    depth: int | None = None
+
+
+class Agent(ABC):
+    """Chooses moves. Subclasses implement :meth:`select`; the rest is optional."""
+
+    name: str = "agent"
+
+    def start(self, game: Game[Any], role: str) -> None:  # noqa: B027 - optional hook
+        """A match begins: the agent plays ``role`` in ``game``."""
+
+    @abstractmethod
+    def select(self, game: Game[Any], state: Hashable, role: str, limit: Limit) -> Term:
+        """A legal move for ``role`` in the non-terminal ``state``, found within ``limit``."""
+
+    def stop(self) -> None:  # noqa: B027 - optional hook
+        """The match is over; drop per-match memory."""
