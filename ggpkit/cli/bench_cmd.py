@@ -1,0 +1,75 @@
+"""``ggpkit bench``: random playouts/s and joint moves/s of every game on every engine."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ggpkit.cli.app import app
+from ggpkit.games.api import GameError
+from ggpkit.games.bench import ENGINES, BenchRow, bench
+from ggpkit.games.registry import games
+
+
+def _table(rows: list[BenchRow], seconds: float, repeat: int) -> Table:
+    table = Table(title=f"ggpkit bench (one core, median of {repeat} runs of ~{seconds:g}s)")
+    table.add_column("game")
+    table.add_column("engine")
+    table.add_column("playouts/s", justify="right")
+    table.add_column("joint moves/s", justify="right")
+    table.add_column("note")
+    for row in rows:
+        table.add_row(
+            row.game,
+            row.engine,
+            f"{row.playouts_per_s:,.0f}" if row.playouts_per_s is not None else "-",
+            f"{row.moves_per_s:,.0f}" if row.moves_per_s is not None else "-",
+            row.note,
+        )
+    return table
+
+
+@app.command("bench")
+def bench_command(
+    games_opt: Annotated[
+        str | None,
+        typer.Option("--games", help="Comma-separated game names (default: all registered)."),
+    ] = None,
+    engine: Annotated[str, typer.Option(help="native, gdl or all.")] = "all",
+    seconds: Annotated[float, typer.Option(min=0.0001, help="Seconds per timed run.")] = 1.0,
+    repeat: Annotated[int, typer.Option(min=1, help="Timed runs; the median is shown.")] = 3,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """Measure random playouts/s and joint moves/s from the initial state, on one core.
+
+    Each game and engine gets a warm-up (compilation excluded), then REPEAT timed
+    runs of about SECONDS each; the median is reported. Games that fail to load
+    or run show a note instead of numbers.
+    """
+    if engine == "all":
+        engines: tuple[str, ...] = ENGINES
+    elif engine in ENGINES:
+        engines = (engine,)
+    else:
+        raise GameError(f"unknown engine {engine!r}; use native, gdl or all")
+    names = [n.strip() for n in games_opt.split(",") if n.strip()] if games_opt else list(games())
+    known = games()
+    for name in names:
+        if name not in known:
+            raise GameError(f"unknown game {name!r}; known games: {', '.join(known)}")
+    err = Console(stderr=True)
+    with err.status("benchmarking") as status:
+        rows = bench(names, engines, seconds, repeat, progress=status.update)
+    if as_json:
+        data = {
+            "seconds": seconds,
+            "repeat": repeat,
+            "results": [row.as_dict() for row in rows],
+        }
+        typer.echo(json.dumps(data, indent=2))
+    else:
+        Console().print(_table(rows, seconds, repeat))

@@ -1,0 +1,117 @@
+"""The benchmark behind ``ggpkit bench``: random playouts/s and joint moves/s per game and engine.
+
+Each (game, engine) pair is measured from the initial state through
+``game.playout_stats`` (so native games run their compiled kernels): one
+warm-up batch first (numba compiles there, and is not timed), then a batch size
+calibrated to about ``seconds`` per run, then ``repeat`` timed runs whose median
+is reported. Nothing here asserts speed; failures to load or run a game become
+a row with a note, so one broken game never hides the others.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from ggpkit.games.api import Game
+from ggpkit.games.registry import games, load
+
+ENGINES = ("native", "gdl")
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class BenchRow:
+    """One measured (game, engine) pair; the rates are None when it could not be measured."""
+
+    game: str
+    engine: str
+    playouts_per_s: float | None
+    moves_per_s: float | None
+    batch: int
+    """Playouts per timed run."""
+    runs: int
+    note: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        """The row as plain JSON-ready data."""
+        return asdict(self)
+
+
+def _error_note(prefix: str, error: BaseException) -> str:
+    """A short one-line note for a table cell (the full error is the engine owner's to see)."""
+    if isinstance(error, FileNotFoundError) and error.filename:
+        return f"{prefix}: no file {Path(str(error.filename)).name}"
+    lines = str(error).strip().splitlines()
+    text = f"{prefix}: {type(error).__name__}" + (f": {lines[0]}" if lines else "")
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def measure(
+    game: Game[Any], seconds: float, repeat: int, seed: int = 1
+) -> tuple[float, float, int]:
+    """Median (playouts/s, joint moves/s) over ``repeat`` runs of about ``seconds`` each.
+
+    Also returns the batch size used. The warm-up batch absorbs compilation.
+    """
+    state = game.initial_state()
+    game.playout_stats(state, 1, seed)  # warm-up: compile kernels, fill caches
+    count, elapsed = 1, 0.0
+    while True:
+        start = time.perf_counter()
+        game.playout_stats(state, count, seed)
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds / 5 or count >= 1 << 40:
+            break
+        count = count * 2 if elapsed <= 0 else max(count * 2, int(count * seconds / 4 / elapsed))
+    batch = max(1, int(count * seconds / elapsed)) if elapsed > 0 else count
+    playout_rates: list[float] = []
+    move_rates: list[float] = []
+    for run in range(repeat):
+        start = time.perf_counter()
+        stats = game.playout_stats(state, batch, seed + run + 1)
+        elapsed = max(time.perf_counter() - start, 1e-9)
+        playout_rates.append(stats.playouts / elapsed)
+        move_rates.append(stats.moves / elapsed)
+    return statistics.median(playout_rates), statistics.median(move_rates), batch
+
+
+def bench(
+    names: Sequence[str] | None = None,
+    engines: Iterable[str] = ENGINES,
+    seconds: float = 1.0,
+    repeat: int = 3,
+    progress: Progress | None = None,
+) -> list[BenchRow]:
+    """Benchmark every named game (default: all registered) on every engine asked for.
+
+    An engine that cannot load a game (e.g. no GDL engine yet) gives a row with a
+    note instead of rates.
+    """
+    if repeat < 1:
+        raise ValueError("repeat must be at least 1")
+    if seconds <= 0:
+        raise ValueError("seconds must be positive")
+    say = progress or (lambda _message: None)
+    rows: list[BenchRow] = []
+    for name in names if names is not None else list(games()):
+        for engine in engines:
+            say(f"{name} ({engine}): loading")
+            try:
+                game = load(name, engine=engine)
+            except Exception as e:  # any failure of someone's engine is a note, not a crash
+                rows.append(BenchRow(name, engine, None, None, 0, 0, _error_note("not loaded", e)))
+                continue
+            say(f"{name} ({engine}): warm-up and {repeat} runs of ~{seconds:g}s")
+            try:
+                playouts, moves, batch = measure(game, seconds, repeat)
+            except Exception as e:
+                rows.append(BenchRow(name, engine, None, None, 0, 0, _error_note("failed", e)))
+                continue
+            rows.append(BenchRow(name, engine, playouts, moves, batch, repeat))
+    return rows
