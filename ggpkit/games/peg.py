@@ -1,0 +1,233 @@
+"""Peg solitaire on the English 33-hole cross: the native engine of the game ``peg``.
+
+Rules (``../shared/rules.md`` section 1, the twin ``rules/peg.kif``): one role,
+``jumper``; a peg in every hole but ``d c4``; a move ``(jump R1 C1 R2 C2)`` jumps
+a peg over a neighbouring peg (row or column) into an empty hole, removing the
+jumped peg; the game ends when no jump is left. Goal: one peg left on ``d c4``
+scores 100, one peg elsewhere 99, n = 2..10 pegs 100 - 10*(n-1), more pegs 0.
+
+The state is :class:`PegState`, a frozen bitboard (see :mod:`peg_kernels` for
+the layout). The peg counter of the GDL rules (``(pegs sN)``) is not stored: it
+always equals the number of pegs, so it is computed. Move generation here is
+plain Python over the jump table (the reference, and quick enough for play);
+random playouts run in the compiled kernels.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ggpkit.games import peg_kernels as k
+from ggpkit.games.api import Game, GameInfo, PlayoutStats
+from ggpkit.gdl.terms import Const, Func, Term
+
+ROLE = "jumper"
+
+
+@dataclass(frozen=True, slots=True)
+class PegState:
+    """A position: bit ``row * 7 + col`` of ``board`` is set when that hole holds a peg."""
+
+    board: int
+
+    @property
+    def pegs(self) -> int:
+        """Number of pegs on the board (the ``(pegs sN)`` counter of the GDL rules)."""
+        return self.board.bit_count()
+
+
+def hole_name(index: int) -> str:
+    """``"d c4"`` for the bit index of the centre hole."""
+    r, c = divmod(index, k.WIDTH)
+    return f"{k.ROWS[r]} {k.COLUMNS[c]}"
+
+
+def _jump_term(src: int, dst: int) -> Func:
+    sr, sc = divmod(src, k.WIDTH)
+    dr, dc = divmod(dst, k.WIDTH)
+    return Func(
+        "jump",
+        (Const(k.ROWS[sr]), Const(k.COLUMNS[sc]), Const(k.ROWS[dr]), Const(k.COLUMNS[dc])),
+    )
+
+
+MOVES: tuple[Func, ...] = tuple(_jump_term(src, dst) for src, _, dst in k.JUMPS)
+"""The move term of every geometric jump, indexed like ``peg_kernels.JUMPS``."""
+_MOVE_INDEX: dict[Term, int] = {m: i for i, m in enumerate(MOVES)}
+# (src bit, mid bit, dst bit) per jump: the plain-Python generator tests these.
+_MASKS: tuple[tuple[int, int, int], ...] = tuple((1 << s, 1 << m, 1 << d) for s, m, d in k.JUMPS)
+
+_SHORT_RE = re.compile(r"^\s*([a-g])\s*c?([1-7])\s*[-x ]\s*([a-g])\s*c?([1-7])\s*$", re.IGNORECASE)
+
+
+def legal_jump_indices(board: int) -> list[int]:
+    """Indices of the legal jumps, plain Python over the jump table (the reference generator)."""
+    empty = k.HOLES & ~board
+    return [i for i, (s, m, d) in enumerate(_MASKS) if board & s and board & m and empty & d]
+
+
+def goal_of(board: int) -> int:
+    """The jumper's goal for a board; defined for every board, terminal or not."""
+    n = board.bit_count()
+    if n == 1:
+        return 100 if board == 1 << k.CENTER else 99
+    if 2 <= n <= 10:
+        return 100 - 10 * (n - 1)
+    return 0
+
+
+class PegGame(Game[PegState]):
+    """Peg solitaire, English cross, one role ``jumper``. See the module docstring."""
+
+    name = "peg"
+    description = "Peg solitaire on the English 33-hole cross; one role, jumper."
+    roles = (ROLE,)
+    info = GameInfo(turn_taking=True, zero_sum=False)
+
+    # ---- positions ------------------------------------------------------------------
+
+    def initial_state(self) -> PegState:
+        """A peg in every hole except the centre ``d c4``."""
+        return PegState(k.START)
+
+    @staticmethod
+    def from_holes(holes: Sequence[str]) -> PegState:
+        """A position with pegs exactly in the named holes, e.g. ``["d c4", "b c3"]``."""
+        board = 0
+        for name in holes:
+            index = _hole_index(name)
+            if index is None:
+                raise ValueError(f"{name!r} is not a hole of the board")
+            board |= 1 << index
+        return PegState(board)
+
+    # ---- the rules ------------------------------------------------------------------
+
+    def _legal(self, state: PegState, role_index: int) -> list[Term]:
+        return [MOVES[i] for i in legal_jump_indices(state.board)]
+
+    def _next(self, state: PegState, moves: Sequence[Term]) -> PegState:
+        s, m, d = _MASKS[_MOVE_INDEX[moves[0]]]
+        return PegState(state.board ^ (s | m | d))
+
+    def is_terminal(self, state: PegState) -> bool:
+        """No legal jump is left."""
+        return not legal_jump_indices(state.board)
+
+    def goals(self, state: PegState) -> dict[str, int]:
+        """The goal by the peg count (and, for one peg, where it stands)."""
+        return {ROLE: goal_of(state.board)}
+
+    def facts(self, state: PegState) -> frozenset[Term]:
+        """``(hole R C peg)`` / ``(hole R C empty)`` for the 33 holes, and ``(pegs sN)``."""
+        out: list[Term] = [
+            Func(
+                "hole",
+                (
+                    Const(k.ROWS[i // k.WIDTH]),
+                    Const(k.COLUMNS[i % k.WIDTH]),
+                    Const("peg" if state.board >> i & 1 else "empty"),
+                ),
+            )
+            for i in k.HOLES_LIST
+        ]
+        out.append(Func("pegs", (Const(f"s{state.pegs}"),)))
+        return frozenset(out)
+
+    def to_move(self, state: PegState) -> str | None:
+        """Always the jumper, until the game is over."""
+        return None if self.is_terminal(state) else ROLE
+
+    def why_illegal(self, state: PegState, role: str, move: Term) -> str:
+        """The first rule of a jump that ``move`` breaks, in words."""
+        if not (
+            isinstance(move, Func)
+            and move.name == "jump"
+            and len(move.args) == 4
+            and all(isinstance(a, Const) for a in move.args)
+        ):
+            return "a move of peg solitaire is (jump R1 C1 R2 C2), e.g. (jump b c4 d c4)"
+        sr, sc, dr, dc = (a.name for a in move.args)
+        src, dst = _hole_index(f"{sr} {sc}"), _hole_index(f"{dr} {dc}")
+        for name, index in ((f"{sr} {sc}", src), (f"{dr} {dc}", dst)):
+            if index is None:
+                return (
+                    f"{name} is not a hole of the board "
+                    "(rows a..g, columns c1..c7, corners cut away)"
+                )
+        assert src is not None and dst is not None
+        (r1, c1), (r2, c2) = divmod(src, k.WIDTH), divmod(dst, k.WIDTH)
+        if not ((r1 == r2 and abs(c1 - c2) == 2) or (c1 == c2 and abs(r1 - r2) == 2)):
+            return f"{sr} {sc} and {dr} {dc} are not two holes apart in a row or column"
+        mid = (src + dst) // 2
+        if not state.board >> src & 1:
+            return f"no peg on {sr} {sc}"
+        if state.board >> dst & 1:
+            return f"{dr} {dc} is not empty"
+        if not state.board >> mid & 1:
+            return (
+                f"no peg between {sr} {sc} and {dr} {dc} to jump over ({hole_name(mid)} is empty)"
+            )
+        return super().why_illegal(state, role, move)
+
+    # ---- notation for people ---------------------------------------------------------
+
+    def short_move(self, move: Term) -> str:
+        """The short form of a jump, ``b4-d4`` for ``(jump b c4 d c4)``."""
+        if isinstance(move, Func) and move.name == "jump" and len(move.args) == 4:
+            sr, sc, dr, dc = (str(a) for a in move.args)
+            return f"{sr}{sc.removeprefix('c')}-{dr}{dc.removeprefix('c')}"
+        return str(move)
+
+    def parse_short_move(self, text: str) -> Term | None:
+        """A jump from its short form (``b4-d4``, also ``bc4-dc4``); None if not that form."""
+        m = _SHORT_RE.match(text)
+        if m is None:
+            return None
+        sr, sc, dr, dc = m.groups()
+        return Func(
+            "jump", (Const(sr.lower()), Const(f"c{sc}"), Const(dr.lower()), Const(f"c{dc}"))
+        )
+
+    short_move_help = "short form: b4-d4 jumps the peg on b c4 over c c4 to d c4"
+
+    def render(self, state: PegState) -> str:
+        """The cross with row and column labels: ``o`` a peg, ``.`` an empty hole."""
+        lines = ["     " + " ".join(f"{c:<2}" for c in k.COLUMNS)]
+        for r, row in enumerate(k.ROWS):
+            cells = []
+            for c in range(7):
+                i = r * k.WIDTH + c
+                if not k.HOLES >> i & 1:
+                    cells.append("  ")
+                else:
+                    cells.append("o " if state.board >> i & 1 else ". ")
+            lines.append(f"  {row}  " + " ".join(cells).rstrip())
+        lines.append(f"  pegs: {state.pegs}   goal now: {goal_of(state.board)}")
+        return "\n".join(lines)
+
+    # ---- compiled playouts -----------------------------------------------------------
+
+    def random_playout(self, state: PegState, rng: random.Random) -> tuple[dict[str, int], int]:
+        """One random playout in the compiled kernel, seeded from ``rng``."""
+        final, steps = k.random_playout(state.board, np.uint64(rng.getrandbits(64)))
+        return {ROLE: goal_of(int(final))}, int(steps)
+
+    def playout_stats(self, state: PegState, count: int, seed: int) -> PlayoutStats:
+        """``count`` random playouts in one compiled call."""
+        moves, goals = k.many_playouts(state.board, count, np.uint64(seed % (1 << 64)))
+        return PlayoutStats(count, int(moves), (int(goals),))
+
+
+def _hole_index(name: str) -> int | None:
+    """Bit index of a hole named like ``"d c4"``; None when it is not a hole of the cross."""
+    parts = name.split()
+    if len(parts) != 2 or parts[0] not in k.ROWS or parts[1] not in k.COLUMNS:
+        return None
+    index = k.ROWS.index(parts[0]) * k.WIDTH + k.COLUMNS.index(parts[1])
+    return index if k.HOLES >> index & 1 else None
