@@ -14,6 +14,8 @@ from ggpkit.cli.app import app
 # Command modules, imported for their side effect of registering commands on ``app``.
 _COMMAND_MODULES = [
     "ggpkit.cli.games_cmd",
+    "ggpkit.cli.perft_cmd",
+    "ggpkit.cli.bench_cmd",
 ]
 
 
