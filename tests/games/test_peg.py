@@ -340,3 +340,61 @@ def test_random_games_keep_the_invariants(choices: list[int]) -> None:
 def test_gdl_twin_rules_file_is_shipped() -> None:
     path = rules_path("peg")
     assert path.name == "peg.kif" and Path(path).is_file()
+
+
+# ---- differential: the native engine against GDL rules -----------------------------------
+
+_SHARED_GAMES = Path(__file__).resolve().parents[2] / ".." / "shared" / "ggp-games"
+
+
+def _gdl_peg(source: str) -> Game[object]:
+    """The GDL twin (``"twin"``) or the public ggp.org file (``"public"``) on the prover."""
+    gdl_game = pytest.importorskip("ggpkit.games.gdl_game")
+    if source == "twin":
+        path = rules_path("peg")
+    else:
+        path = _SHARED_GAMES / "peg.kif"
+        if not path.is_file():
+            pytest.skip("../shared/ggp-games is absent")
+    game: Game[object] = gdl_game.load_kif_file(path, reasoner="prover")
+    return game
+
+
+def _same_position(gdl: Game[object], gs: object, ns: PegState) -> None:
+    assert gdl.facts(gs) == GAME.facts(ns)
+    assert gdl.is_terminal(gs) == GAME.is_terminal(ns)
+    assert set(gdl.legal_moves(gs, "jumper")) == set(GAME.legal_moves(ns, "jumper"))
+    assert gdl.goals(gs) == GAME.goals(ns)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("source", ["twin", "public"])
+def test_perft_equals_gdl_to_depth_4(source: str) -> None:
+    gdl = _gdl_peg(source)
+    frontier = [(gdl.initial_state(), START)]
+    for depth in range(1, 5):
+        nxt = []
+        for gs, ns in frontier:
+            _same_position(gdl, gs, ns)
+            for m in GAME.legal_moves(ns, "jumper"):
+                nxt.append((gdl.next_state(gs, [m]), GAME.play(ns, m)))
+        frontier = nxt
+        assert len(frontier) == [4, 12, 60, 400][depth - 1]
+    for gs, ns in frontier[::20]:
+        _same_position(gdl, gs, ns)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("source", "games"), [("twin", 40), ("public", 20)])
+def test_random_playouts_equal_gdl(source: str, games: int) -> None:
+    """Legal sets, facts, terminal and goals equal at every step (few games: the prover is slow)."""
+    gdl = _gdl_peg(source)
+    rng = random.Random(2026)
+    for _ in range(games):
+        gs, ns = gdl.initial_state(), START
+        while True:
+            _same_position(gdl, gs, ns)
+            if GAME.is_terminal(ns):
+                break
+            move = rng.choice(GAME.legal_moves(ns, "jumper"))
+            gs, ns = gdl.next_state(gs, [move]), GAME.play(ns, move)
