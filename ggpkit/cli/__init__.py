@@ -14,8 +14,10 @@ from ggpkit.cli.app import app
 # Command modules, imported for their side effect of registering commands on ``app``.
 _COMMAND_MODULES = [
     "ggpkit.cli.games_cmd",
+    "ggpkit.cli.perftest_cmd",
     "ggpkit.cli.perft_cmd",
     "ggpkit.cli.bench_cmd",
+    "ggpkit.cli.play_cmd",
 ]
 
 

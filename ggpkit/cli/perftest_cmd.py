@@ -1,0 +1,36 @@
+"""``ggpkit perftest``: the gdl-perf engine contract, ``COMMAND GDL_FILE RESULTS_FILE SECONDS``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ggpkit.cli.app import app
+
+
+@app.command("perftest")
+def perftest_command(
+    gdl_file: Annotated[Path, typer.Argument(help="The game rules (KIF).")],
+    results_file: Annotated[Path, typer.Argument(help="Where to write the key=value results.")],
+    seconds: Annotated[float, typer.Argument(help="How long to run random rollouts.")],
+) -> None:
+    """Benchmark the fast reasoner on random rollouts and write gdl-perf results.
+
+    A game that cannot be read or grounded is reported in the results file
+    (``errorMessage=``), as gdl-perf expects, and the command exits with status 1.
+    """
+    from ggpkit.reasoning.perftest import perftest
+
+    if seconds <= 0:
+        raise typer.BadParameter("SECONDS must be positive")
+    result = perftest(gdl_file, seconds)
+    results_file.write_text(result.lines(), encoding="utf-8")
+    if result.error is not None:
+        typer.echo(f"ggpkit: error: {result.error}", err=True)
+        raise typer.Exit(1)
+    typer.echo(
+        f"{result.rollouts} rollouts, {result.state_changes} state changes in "
+        f"{result.milliseconds} ms ({result.rollouts_per_second:.1f} rollouts/s)"
+    )

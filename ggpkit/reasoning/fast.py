@@ -1,0 +1,214 @@
+"""The fast reasoner: GDL rules grounded by clingo, run as a propnet by numba kernels.
+
+``PropnetReasoner.from_rules(rules)`` grounds the rules (``grounding.py``),
+builds the network (``propnet.py``) and implements the :class:`Reasoner`
+protocol on it. A state is ``bytes``: the base-proposition bitset, packed
+(little bit order) over :attr:`Propnet.base`, which is sorted by text; so states
+are immutable, hashable and compact enough for search trees.
+
+:meth:`PropnetReasoner.playout_stats` runs whole random playouts inside one
+compiled call: that is what a GDL-backed game delegates its playouts to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ggpkit.gdl.kif import Rule
+from ggpkit.gdl.terms import Term, strip_pos
+from ggpkit.reasoning import propnet_kernels as k
+from ggpkit.reasoning.base import ReasonerError
+from ggpkit.reasoning.grounding import (
+    DEFAULT_MAX_ATOMS,
+    DEFAULT_TIMEOUT,
+    GroundingError,
+    ground,
+)
+from ggpkit.reasoning.propnet import Propnet, build
+
+DEFAULT_MAX_STEPS = 100_000
+
+__all__ = ["GroundingError", "PlayoutTotals", "PropnetReasoner"]
+
+
+@dataclass(frozen=True, slots=True)
+class PlayoutTotals:
+    """Totals over a batch of random playouts (the fields of the game API's ``PlayoutStats``)."""
+
+    playouts: int
+    moves: int
+    """Joint moves played, summed over all playouts."""
+    goal_sums: tuple[int, ...]
+    """Sum of each role's final goal, in role order."""
+
+
+class PropnetReasoner:
+    """A :class:`~ggpkit.reasoning.base.Reasoner` over ``bytes`` states, backed by a propnet."""
+
+    def __init__(self, net: Propnet) -> None:
+        self.net = net
+        self.roles: tuple[str, ...] = net.roles
+        self._val = np.zeros(net.size, dtype=np.uint8)
+        self._val[1] = 1
+        self._playout_val = self._val.copy()
+        self._tmp = np.zeros(len(net.base), dtype=np.uint8)
+        self._state: bytes | None = None
+        self._goals_ready = False
+        self._move_index = [
+            {m: i for i, m in enumerate(moves)} for moves in net.moves
+        ]  # role -> move -> index in its legal list
+        self._base_index = {f: i for i, f in enumerate(net.base)}
+        init = np.asarray(net.init, dtype=np.uint8)
+        self._initial = self._pack(init)
+        # Compile (or load from cache) the kernels now, not in the middle of a game.
+        self.terminal(self._initial)
+
+    @classmethod
+    def from_rules(
+        cls,
+        rules: Sequence[Rule],
+        timeout: float | None = DEFAULT_TIMEOUT,
+        max_atoms: int = DEFAULT_MAX_ATOMS,
+    ) -> PropnetReasoner:
+        """Ground ``rules`` and build the reasoner; GroundingError if the game is too big."""
+        return cls(build(ground(list(rules), timeout=timeout, max_atoms=max_atoms)))
+
+    # ---- states --------------------------------------------------------------------------
+
+    def _pack(self, bits: npt.NDArray[np.uint8]) -> bytes:
+        return np.packbits(bits, bitorder="little").tobytes()
+
+    def _unpack(self, state: bytes) -> npt.NDArray[np.uint8]:
+        raw = np.frombuffer(state, dtype=np.uint8)
+        return np.unpackbits(raw, count=len(self.net.base), bitorder="little")
+
+    def _load(self, state: bytes) -> None:
+        """Make ``self._val`` hold phase A of ``state`` (legal and terminal)."""
+        if state == self._state:
+            return
+        net = self.net
+        self._state = None
+        k.set_state(self._unpack(state), net.base_nodes, self._val)
+        k.eval_phase(
+            net.kind, net.in_start, net.inputs, net.order, net.blocks,
+            net.phases[0], net.phases[1], self._val,
+        )  # fmt: skip
+        self._state = state
+        self._goals_ready = False
+
+    def state_from_facts(self, facts: frozenset[Term] | set[Term]) -> bytes:
+        """The state whose true base facts are ``facts``; ReasonerError for an impossible fact."""
+        bits = np.zeros(len(self.net.base), dtype=np.uint8)
+        for f in facts:
+            i = self._base_index.get(strip_pos(f))
+            if i is None:
+                raise ReasonerError(f"{f} is not a possible base fact of this game")
+            bits[i] = 1
+        return self._pack(bits)
+
+    # ---- the Reasoner protocol -----------------------------------------------------------
+
+    def initial(self) -> bytes:
+        """The state described by ``init``."""
+        return self._initial
+
+    def legal(self, state: bytes, role_index: int) -> list[Term]:
+        """The legal moves of one role, sorted by their text."""
+        self._load(state)
+        net = self.net
+        out = []
+        lits = net.legal_lits
+        for i in range(net.move_start[role_index], net.move_start[role_index + 1]):
+            x = int(lits[i])
+            if self._val[x >> 1] ^ (x & 1):
+                out.append(net.moves[role_index][i - net.move_start[role_index]])
+        return out
+
+    def next(self, state: bytes, moves: Sequence[Term]) -> bytes:
+        """The state after a joint move in role order."""
+        net = self.net
+        if len(moves) != len(self.roles):
+            raise ReasonerError(f"expected {len(self.roles)} moves, got {len(moves)}")
+        does = []
+        for r, m in enumerate(moves):
+            i = self._move_index[r].get(strip_pos(m))
+            if i is None:
+                raise ReasonerError(f"{m} is never a legal move of {self.roles[r]}")
+            does.append(int(net.does_nodes[net.move_start[r] + i]))
+        self._load(state)
+        val = self._val
+        val[net.does_nodes] = 0
+        val[does] = 1
+        k.eval_phase(
+            net.kind, net.in_start, net.inputs, net.order, net.blocks,
+            net.phases[2], net.phases[3], val,
+        )  # fmt: skip
+        lits = net.next_lits
+        bits = val[lits >> 1] ^ (lits & 1).astype(np.uint8)
+        val[does] = 0
+        return self._pack(bits.astype(np.uint8))
+
+    def terminal(self, state: bytes) -> bool:
+        """True in a terminal state."""
+        self._load(state)
+        x = self.net.terminal_lit
+        return bool(self._val[x >> 1] ^ (x & 1))
+
+    def goal(self, state: bytes, role_index: int) -> int:
+        """The goal value of one role; ReasonerError unless exactly one is defined."""
+        self._load(state)
+        net = self.net
+        if not self._goals_ready:
+            k.eval_phase(
+                net.kind, net.in_start, net.inputs, net.order, net.blocks,
+                net.phases[4], net.phases[5], self._val,
+            )  # fmt: skip
+            self._goals_ready = True
+        values = []
+        for i in range(net.goal_start[role_index], net.goal_start[role_index + 1]):
+            x = int(net.goal_lits[i])
+            if self._val[x >> 1] ^ (x & 1):
+                values.append(int(net.goal_values[i]))
+        if len(values) != 1:
+            raise ReasonerError(
+                f"role {self.roles[role_index]} has {len(values)} goal values here"
+                f" ({', '.join(map(str, values)) or 'none'}); GDL requires exactly one"
+            )
+        return values[0]
+
+    def facts(self, state: bytes) -> frozenset[Term]:
+        """The true base facts of ``state``."""
+        bits = self._unpack(state)
+        base = self.net.base
+        return frozenset(base[i] for i in np.flatnonzero(bits))
+
+    # ---- compiled playouts ---------------------------------------------------------------
+
+    def playout_stats(
+        self, state: bytes, count: int, seed: int, max_steps: int = DEFAULT_MAX_STEPS
+    ) -> PlayoutTotals:
+        """Run ``count`` uniformly random playouts from ``state`` in one compiled call.
+
+        Each step every role picks uniformly among its legal moves. ReasonerError
+        when a role has no legal move, a terminal state lacks exactly one goal
+        value per role, or a playout exceeds ``max_steps`` joint moves.
+        """
+        net = self.net
+        done, moves, sums, err = k.playouts(
+            net.kind, net.in_start, net.inputs, net.order, net.blocks, net.phases,
+            net.base_nodes, net.next_lits, net.legal_lits, net.does_nodes, net.move_start,
+            net.terminal_lit, net.goal_lits, net.goal_values, net.goal_start,
+            self._unpack(state), count, seed & 0xFFFFFFFFFFFFFFFF, max_steps,
+            self._playout_val,
+        )  # fmt: skip
+        if err == k.ERR_NO_LEGAL:
+            raise ReasonerError("a role has no legal move in a non-terminal state")
+        if err == k.ERR_GOAL:
+            raise ReasonerError("a terminal state does not give exactly one goal value per role")
+        if err == k.ERR_TOO_LONG:
+            raise ReasonerError(f"a random playout did not end within {max_steps} moves")
+        return PlayoutTotals(int(done), int(moves), tuple(int(s) for s in sums))

@@ -1,0 +1,111 @@
+"""Grounding with clingo: symbol renaming, 'or' splitting, distinct, domains, and limits."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ggpkit.gdl.kif import parse_rules
+from ggpkit.gdl.terms import Const, Func, func
+from ggpkit.reasoning.grounding import GroundingError, ground
+
+ODD = """
+(role Red-1)
+(role blue)
+(init (cell X a.b))
+(init (cell y a.b))
+(<= (next (cell ?x Done!)) (does ?r (mark ?x)) (true (cell ?x a.b)))
+(<= (next (cell ?x ?v)) (true (cell ?x ?v)) (not (does Red-1 (mark ?x))))
+(<= (legal ?r (mark ?x)) (role ?r) (true (cell ?x a.b)))
+(<= terminal (not (true (cell X a.b))))
+(<= (goal ?r 100) (role ?r))
+"""
+
+
+def test_odd_symbols_round_trip_and_roles_keep_their_order() -> None:
+    gp = ground(parse_rules(ODD), timeout=None)
+    assert gp.roles == ("Red-1", "blue")
+    assert set(gp.true_domain) == {
+        func("cell", "X", "a.b"),
+        func("cell", "y", "a.b"),
+        func("cell", "X", "Done!"),
+        func("cell", "y", "Done!"),
+    }
+    assert (("Red-1", func("mark", "X"))) in gp.does_domain
+    assert func("goal", "Red-1", 100) in gp.facts
+
+
+def test_or_is_split_and_distinct_filters() -> None:
+    rules = parse_rules(
+        """
+        (role p) (n 1) (n 2) (n 3)
+        (init (v 1))
+        (<= (next (v ?y)) (n ?y) (true (v ?x)) (distinct ?x ?y) (or (n ?y) (true (v ?y))))
+        (<= (legal p go) (true (v ?x)))
+        (<= terminal (true (v 3)))
+        (<= (goal p 0) (true (v ?x)))
+        """
+    )
+    gp = ground(rules, timeout=None)
+    assert set(gp.true_domain) == {func("v", i) for i in (1, 2, 3)}
+    nexts = {t for t in gp.atoms.values() if isinstance(t, Func) and t.name == "next"}
+    assert nexts == {func("next", func("v", i)) for i in (1, 2, 3)}
+    # next(v 1): one rule per X in {2, 3} (distinct drops X = 1) and per 'or' branch.
+    heads = [gp.atoms[h] for h, _ in gp.rules if h in gp.atoms]
+    assert heads.count(func("next", func("v", 1))) == 4
+
+
+def test_static_relations_become_facts() -> None:
+    rules = parse_rules(
+        "(role p) (succ 1 2) (succ 2 3) (<= (plus2 ?x ?z) (succ ?x ?y) (succ ?y ?z)) (init (c 1))"
+        "(<= (legal p (go ?z)) (true (c ?x)) (plus2 ?x ?z)) (<= (next (c ?x)) (true (c ?x)))"
+        "(<= terminal (true (c 3))) (<= (goal p 1) (true (c 1)))"
+    )
+    gp = ground(rules, timeout=None)
+    assert func("plus2", 1, 3) in gp.facts
+    assert Const("terminal") not in gp.facts
+    assert ("p", func("go", 3)) in gp.does_domain
+
+
+def test_unbounded_function_terms_hit_the_time_limit() -> None:
+    rules = parse_rules(
+        "(role p) (init (count z)) (<= (next (count (s ?x))) (true (count ?x)))"
+        "(<= (legal p tick) (true (count ?x))) (<= (goal p 0) (true (count ?x)))"
+    )
+    with pytest.raises(GroundingError, match=r"longer than|more than"):
+        ground(rules, timeout=2.0, max_atoms=50_000)
+
+
+def test_atom_budget_is_enforced() -> None:
+    rules = parse_rules(
+        "(role p) (n 1) (n 2) (n 3) (n 4) (n 5) (n 6) (n 7) (n 8) (n 9) (n 10)"
+        "(<= (big ?a ?b ?c ?d) (n ?a) (n ?b) (n ?c) (n ?d)) (init (x 1))"
+        "(<= (legal p go) (true (x 1))) (<= (goal p 0) (true (x 1)))"
+    )
+    with pytest.raises(GroundingError, match="more than"):
+        ground(rules, timeout=None, max_atoms=1000)
+
+
+def test_unsafe_rule_is_a_grounding_error() -> None:
+    rules = parse_rules("(role p) (<= (legal p (go ?x)) (not (true (c ?x))))")
+    with pytest.raises(GroundingError, match="clingo cannot ground"):
+        ground(rules, timeout=None)
+
+
+_NAME = st.text(
+    alphabet=st.characters(
+        codec="ascii", exclude_characters="() ;?\t\n\r\x0b\x0c\"'", min_codepoint=33
+    ),
+    min_size=1,
+    max_size=8,
+).filter(lambda s: s.lower() not in {"not", "or", "distinct", "true", "does", "<="})
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(_NAME, min_size=1, max_size=5, unique=True))
+def test_any_symbol_survives_the_round_trip(names: list[str]) -> None:
+    text = "(role p) " + " ".join(f"(init (f {n}))" for n in names)
+    text += " (<= (next (f ?x)) (true (f ?x))) (<= (legal p go) (true (f ?x)))"
+    gp = ground(parse_rules(text), timeout=None)
+    assert set(gp.true_domain) == {func("f", Const(n)) for n in names}

@@ -1,0 +1,197 @@
+"""The propnet reasoner against games with known answers, and against the reference prover."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ggpkit.gdl.kif import parse_rules, parse_term
+from ggpkit.gdl.terms import Term
+from ggpkit.reasoning.base import ReasonerError
+from ggpkit.reasoning.fast import PropnetReasoner
+
+
+def _games_dir() -> Path:
+    env = os.environ.get("GGPKIT_GAMES_DIR")
+    return Path(env) if env else Path(__file__).resolve().parents[2] / ".." / "shared" / "ggp-games"
+
+
+def _corpus(name: str) -> PropnetReasoner:
+    path = _games_dir() / f"{name}.kif"
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    return PropnetReasoner.from_rules(parse_rules(path.read_text(), str(path)))
+
+
+def _t(text: str) -> Term:
+    return parse_term(text)
+
+
+def _texts(terms: list[Term]) -> list[str]:
+    return [str(t) for t in terms]
+
+
+# A one-player graph game: recursion (path), negation, or, distinct, function terms,
+# and symbols with odd characters. Edges can be added and cut, so the recursive
+# 'path' relation must be recomputed from scratch in every state.
+GRAPH = """
+(role Builder)
+(node a) (node B) (node c-1) (node d)
+(succ (t 0) (t 1)) (succ (t 1) (t 2)) (succ (t 2) (t 3))
+(init (edge a B))
+(init (edge B c-1))
+(init (clock (t 0)))
+(<= (path ?x ?y) (true (edge ?x ?y)))
+(<= (path ?x ?z) (true (edge ?x ?y)) (path ?y ?z))
+(<= (legal Builder (link ?x ?y))
+    (node ?x) (node ?y) (distinct ?x ?y) (not (true (edge ?x ?y))) (not (path ?y ?x)))
+(<= (legal Builder (cut ?x ?y)) (true (edge ?x ?y)))
+(<= (legal Builder wait) (or (true (clock (t 0))) (true (clock (t 1)))))
+(<= (next (edge ?x ?y)) (does Builder (link ?x ?y)))
+(<= (next (edge ?x ?y)) (true (edge ?x ?y)) (not (does Builder (cut ?x ?y))))
+(<= (next (clock ?n)) (true (clock ?m)) (succ ?m ?n))
+(<= terminal (path a d))
+(<= terminal (true (clock (t 3))))
+(<= (goal Builder 100) (path a d))
+(<= (goal Builder 0) (not (path a d)))
+"""
+
+
+@pytest.fixture(scope="module")
+def graph() -> PropnetReasoner:
+    return PropnetReasoner.from_rules(parse_rules(GRAPH))
+
+
+def test_initial_state_and_legal_moves(graph: PropnetReasoner) -> None:
+    s = graph.initial()
+    assert graph.roles == ("Builder",)
+    assert sorted(map(str, graph.facts(s))) == ["(clock (t 0))", "(edge B c-1)", "(edge a B)"]
+    # Links: 12 ordered pairs, minus the 2 edges, minus the 3 pairs closing a cycle.
+    assert _texts(graph.legal(s, 0)) == sorted(
+        [
+            "(cut B c-1)", "(cut a B)", "(link B d)", "(link a c-1)", "(link a d)",
+            "(link c-1 d)", "(link d B)", "(link d a)", "(link d c-1)", "wait",
+        ]
+    )  # fmt: skip
+    assert not graph.terminal(s)
+    assert graph.goal(s, 0) == 0
+
+
+def test_recursion_is_recomputed_after_a_cut(graph: PropnetReasoner) -> None:
+    s = graph.next(graph.initial(), [_t("(cut B c-1)")])
+    assert sorted(map(str, graph.facts(s))) == ["(clock (t 1))", "(edge a B)"]
+    legal = set(_texts(graph.legal(s, 0)))
+    assert "(link c-1 a)" in legal  # no path a -> c-1 any more
+    assert "(link B a)" not in legal
+    s = graph.next(s, [_t("(link B d)")])
+    assert graph.terminal(s)
+    assert graph.goal(s, 0) == 100
+
+
+def test_clock_ends_the_game_and_or_guards_wait(graph: PropnetReasoner) -> None:
+    s = graph.initial()
+    s = graph.next(s, [_t("wait")])
+    s = graph.next(s, [_t("wait")])
+    assert "wait" not in _texts(graph.legal(s, 0))
+    s = graph.next(s, [_t("(link d a)")])
+    assert graph.terminal(s)
+    assert graph.goal(s, 0) == 0
+
+
+def test_states_are_values(graph: PropnetReasoner) -> None:
+    s1 = graph.next(graph.initial(), [_t("wait")])
+    s2 = graph.next(graph.initial(), [_t("wait")])
+    assert s1 == s2 and hash(s1) == hash(s2)
+    assert graph.state_from_facts(graph.facts(s1)) == s1
+
+
+def test_unknown_move_and_missing_goal_are_reasoner_errors() -> None:
+    r = PropnetReasoner.from_rules(
+        parse_rules(
+            "(role p) (init (c 0)) (<= (legal p go) (true (c 0))) (<= (next (c 1)) (does p go))"
+            "(<= terminal (true (c 1))) (<= (goal p 50) (true (c 0)))"
+        )
+    )
+    with pytest.raises(ReasonerError, match="never a legal move"):
+        r.next(r.initial(), [_t("stop")])
+    end = r.next(r.initial(), [_t("go")])
+    assert r.terminal(end)
+    with pytest.raises(ReasonerError, match="0 goal values"):
+        r.goal(end, 0)
+    with pytest.raises(ReasonerError, match="exactly one goal"):
+        r.playout_stats(r.initial(), 3, seed=1)
+
+
+def test_playouts_of_a_fixed_length_game(graph: PropnetReasoner) -> None:
+    # Each playout ends at clock 3 or earlier when a path to d appears; goals are 0 or 100.
+    totals = graph.playout_stats(graph.initial(), 200, seed=7)
+    assert totals.playouts == 200
+    assert 200 <= totals.moves <= 600
+    assert totals.goal_sums[0] % 100 == 0
+    assert graph.playout_stats(graph.initial(), 200, seed=7) == totals
+
+
+def _perft(r: PropnetReasoner, s: bytes, depth: int) -> int:
+    if depth == 0:
+        return 1
+    if r.terminal(s):
+        return 0
+    legal = [r.legal(s, i) for i in range(len(r.roles))]
+    return sum(_perft(r, r.next(s, list(j)), depth - 1) for j in itertools.product(*legal))
+
+
+def test_tictactoe_perft() -> None:
+    r = _corpus("ticTacToe")
+    assert [_perft(r, r.initial(), d) for d in range(1, 6)] == [9, 72, 504, 3024, 15120]
+
+
+def test_connect_four_perft() -> None:
+    r = _corpus("connectFour")
+    # This version has 8 columns of 6; in four plies no line of four or full column: 8 ** depth.
+    assert [_perft(r, r.initial(), d) for d in range(1, 5)] == [8, 64, 512, 4096]
+
+
+def test_tictactoe_playouts_end_with_a_proper_result() -> None:
+    r = _corpus("ticTacToe")
+    totals = r.playout_stats(r.initial(), 500, seed=3)
+    assert totals.playouts == 500
+    assert 5 * 500 <= totals.moves <= 9 * 500
+    assert sum(totals.goal_sums) == 100 * 500  # every ending splits 100 points
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(min_value=0, max_value=2**32))
+def test_tictactoe_random_games_match_a_direct_model(seed: int) -> None:
+    """Legal moves, terminal and goals against a tiny independent tic-tac-toe model."""
+    r = _corpus("ticTacToe")
+    rng = random.Random(seed)
+    board: dict[tuple[int, int], str] = {(x, y): "b" for x in (1, 2, 3) for y in (1, 2, 3)}
+    s = r.initial()
+    turn = 0
+    while True:
+        lines = [[(x, y) for y in (1, 2, 3)] for x in (1, 2, 3)]
+        lines += [[(x, y) for x in (1, 2, 3)] for y in (1, 2, 3)]
+        lines += [[(1, 1), (2, 2), (3, 3)], [(1, 3), (2, 2), (3, 1)]]
+        won = {m for m in "xo" for ln in lines if all(board[c] == m for c in ln)}
+        full = "b" not in board.values()
+        assert r.terminal(s) == bool(won or full)
+        if won or full:
+            expect = 100 if "x" in won else 0 if "o" in won else 50
+            assert (r.goal(s, 0), r.goal(s, 1)) == (expect, 100 - expect)
+            return
+        empty = sorted(f"(mark {x} {y})" for (x, y), v in board.items() if v == "b")
+        mover_moves = _texts(r.legal(s, turn))
+        assert mover_moves == empty
+        assert _texts(r.legal(s, 1 - turn)) == ["noop"]
+        move = rng.choice(mover_moves)
+        x, y = int(move[6]), int(move[8])
+        board[(x, y)] = "xo"[turn]
+        joint = [_t(move), _t("noop")] if turn == 0 else [_t("noop"), _t(move)]
+        s = r.next(s, joint)
+        turn = 1 - turn
