@@ -239,15 +239,10 @@ class BreakthroughHoles(Game[BtState]):
         """The board with y = 6 on top: ``w`` white, ``b`` black, ``#`` hole, ``.`` empty."""
         lines = []
         for y in range(SIZE, 0, -1):
-            row = []
-            for x in range(1, SIZE + 1):
-                bit = 1 << cell_index(x, y)
-                row.append(
-                    "w" if state.white & bit else "b" if state.black & bit
-                    else "#" if HOLES & bit else "."
-                )  # fmt: skip
+            row = [_cell_char(state, 1 << cell_index(x, y)) for x in range(1, SIZE + 1)]
             lines.append(f"{y} " + " ".join(row))
         lines.append("  " + " ".join(str(x) for x in range(1, SIZE + 1)))
+        lines.append("(w white, b black, # hole)")
         winner = self.winner(state)
         if self.is_terminal(state):
             lines.append(f"game over: {winner} wins" if winner else "game over: both win")
@@ -282,6 +277,14 @@ class BreakthroughHolesCapture(BreakthroughHoles):
     name = "breakthrough-holes-capture"
     description = "Breakthrough on 6x6 with four holes; diagonal moves may capture."
     capture = True
+
+
+def _cell_char(state: BtState, bit: int) -> str:
+    if state.white & bit:
+        return "w"
+    if state.black & bit:
+        return "b"
+    return "#" if HOLES & bit else "."
 
 
 def _move_coords(move: Term) -> tuple[int, int, int, int] | None:
