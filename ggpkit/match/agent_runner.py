@@ -1,0 +1,126 @@
+"""Running an agent under a clock: the agent thinks in a worker thread, the caller waits.
+
+A Python thread cannot be killed, so a late agent keeps its thread until it
+returns; the runner answers with a legal fallback at the deadline and never calls
+the same agent twice at once (the next call first waits for the late one, within
+its own deadline). Used by the player server and by the referee's local players.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import threading
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from ggpkit.agents.base import Agent, Limit
+from ggpkit.games.api import Game
+from ggpkit.gdl.terms import Term
+
+T = TypeVar("T")
+
+
+def in_daemon_thread(fn: Callable[[], T]) -> asyncio.Future[T]:
+    """Run ``fn`` in a new daemon thread; a future of its result on the running loop.
+
+    Daemon threads, unlike an executor's, never keep the process alive when a
+    hung agent is abandoned.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(result: T | None, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)  # type: ignore[arg-type]
+
+    def report(result: T | None, error: BaseException | None) -> None:
+        # The loop is closed when its owner gave up on this call: nobody is waiting.
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(settle, result, error)
+
+    def body() -> None:
+        try:
+            result = fn()
+        except BaseException as e:  # the error is handed to the waiting coroutine
+            report(None, e)
+            return
+        report(result, None)
+
+    threading.Thread(target=body, name="ggpkit-agent", daemon=True).start()
+    return future
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """The move given, and why it is a fallback (``""`` when the agent chose it).
+
+    ``code`` is the ggp.org error code of a fallback: ``TO`` (late), ``CE`` (the
+    agent failed), ``IL <move>`` (it chose an illegal move); ``""`` otherwise.
+    """
+
+    move: Term
+    problem: str = ""
+    code: str = ""
+
+
+class AgentRunner:
+    """One agent playing one role, called under clocks; see the module docstring."""
+
+    def __init__(self, agent: Agent, rng: random.Random | None = None) -> None:
+        self.agent = agent
+        self.rng = rng or random.Random()
+        self._busy: asyncio.Future[Any] | None = None
+
+    async def _wait_idle(self, seconds: float) -> bool:
+        if self._busy is None or self._busy.done():
+            return True
+        # Late or failed: either way, the question is whether it is done now.
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(asyncio.shield(self._busy), seconds)
+        return self._busy.done()
+
+    async def start(self, game: Game[Any], role: str, seconds: float) -> str:
+        """Run the agent's metagaming within ``seconds``; ``""`` or what went wrong."""
+        self._busy = in_daemon_thread(lambda: self.agent.start(game, role))
+        try:
+            await asyncio.wait_for(asyncio.shield(self._busy), max(seconds, 0.0))
+        except TimeoutError:
+            return "metagaming ran past the start clock"
+        except Exception as e:
+            return f"metagaming failed: {type(e).__name__}: {e}"
+        return ""
+
+    async def select(self, game: Game[Any], state: Hashable, role: str, seconds: float) -> Choice:
+        """A legal move within ``seconds``: the agent's, or a random legal one if it fails."""
+        legal = game.legal_moves(state, role)
+        if len(legal) == 1:  # no choice to make: the agent is not asked
+            return Choice(legal[0])
+        fallback = self.rng.choice(legal)
+        deadline = asyncio.get_running_loop().time() + max(seconds, 0.0)
+        if not await self._wait_idle(max(seconds, 0.0)):
+            return Choice(fallback, "the agent was still busy with the previous move", "TO")
+        remaining = max(deadline - asyncio.get_running_loop().time(), 0.0)
+        limit = Limit(time=remaining * 0.9)
+        self._busy = in_daemon_thread(lambda: self.agent.select(game, state, role, limit))
+        try:
+            move = await asyncio.wait_for(asyncio.shield(self._busy), remaining)
+        except TimeoutError:
+            return Choice(fallback, "the agent ran past its deadline", "TO")
+        except Exception as e:
+            return Choice(fallback, f"the agent failed: {type(e).__name__}: {e}", "CE")
+        if move not in legal:
+            return Choice(fallback, f"the agent chose an illegal move {move}", f"IL {move}")
+        return Choice(move)
+
+    async def stop(self, seconds: float = 1.0) -> None:
+        """Tell the agent the match is over (after its last call, within ``seconds``)."""
+        await self._wait_idle(seconds)
+        with contextlib.suppress(Exception):  # a failing stop hook must not fail the match
+            await asyncio.wait_for(in_daemon_thread(self.agent.stop), seconds)

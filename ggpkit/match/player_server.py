@@ -1,0 +1,354 @@
+"""The GGP player server: any agent served over HTTP in the protocol's dialect.
+
+:class:`PlayerService` holds the protocol logic (one match at a time, clocks,
+fallback moves) and answers message texts; :func:`make_app` wraps it in a
+Starlette ASGI app that speaks the transport exactly as ggp-base's GamePlayer:
+POST (with or without Content-Length) or GET with the message URL-encoded in
+the path, ``text/acl`` replies with the CORS headers, OPTIONS preflights.
+:func:`serve` runs it under uvicorn.
+
+Rules arrive as GDL text and are loaded with the GDL engine (or an injected
+loader); the agent never sees symbol names it could rely on, since managers
+scramble them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote_plus
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from ggpkit.agents.base import Agent
+from ggpkit.games.api import Game, GameError
+from ggpkit.gdl.terms import facts_text
+from ggpkit.match.agent_runner import AgentRunner, in_daemon_thread
+from ggpkit.match.clock import safety_margin
+from ggpkit.match.protocol import (
+    Abort,
+    Info,
+    Message,
+    Play,
+    Preview,
+    ProtocolError,
+    Start,
+    Stop,
+    format_info_reply,
+    parse_message,
+)
+from ggpkit.match.recorder import MatchRecorder, NullRecorder
+from ggpkit.match.records import MatchRecord
+
+log = logging.getLogger("ggpkit.player")
+
+GameLoader = Callable[[str], Game[Any]]
+"""Turns the GDL text of the rules into a game."""
+
+
+def default_loader(rules: str) -> Game[Any]:
+    """Load rules with ggpkit's GDL engine."""
+    from ggpkit.games.registry import load_kif
+
+    return load_kif(rules, "<START>")
+
+
+@dataclass
+class _Match:
+    match_id: str
+    role: str
+    game: Game[Any]
+    state: Hashable
+    runner: AgentRunner
+    play_clock: float
+    record: MatchRecord
+
+
+class PlayerService:
+    """The protocol logic of a player: message text in, reply text out."""
+
+    def __init__(
+        self,
+        agent_factory: Callable[[], Agent],
+        name: str = "ggpkit",
+        loader: GameLoader = default_loader,
+        recorder: MatchRecorder | None = None,
+        seed: int | None = None,
+    ) -> None:
+        self.agent_factory = agent_factory
+        self.name = name
+        self.loader = loader
+        self.recorder: MatchRecorder = recorder or NullRecorder()
+        self.rng = random.Random(seed)
+        self.current: _Match | None = None
+        self._lock = asyncio.Lock()
+
+    async def handle_text(self, text: str) -> str:
+        """The reply to one message text; raises ProtocolError for an unreadable message."""
+        message = parse_message(text)
+        return await self.handle(message)
+
+    async def handle(self, message: Message) -> str:
+        if isinstance(message, Info):
+            return format_info_reply(self.name, busy=self.current is not None)
+        if isinstance(message, Preview):
+            return "ready"
+        if isinstance(message, Abort):
+            return await self._abort(message)
+        async with self._lock:
+            if isinstance(message, Start):
+                return await self._start(message)
+            if isinstance(message, Play):
+                return await self._play(message)
+            return await self._stop(message)
+
+    # ---- messages -------------------------------------------------------------------------
+
+    async def _start(self, msg: Start) -> str:
+        if self.current is not None:
+            return "busy"
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + msg.start_clock - safety_margin(msg.start_clock)
+        try:
+            game = await in_daemon_thread(lambda: self.loader(msg.rules))
+            game.role_index(msg.role)
+        except Exception as e:  # rules we cannot play: refuse the match, stay available
+            log.warning("START %s refused: %s", msg.match_id, e)
+            return "busy"
+        runner = AgentRunner(self.agent_factory(), random.Random(self.rng.random()))
+        problem = await runner.start(game, msg.role, deadline - loop.time())
+        if problem:
+            log.warning("START %s: %s", msg.match_id, problem)
+        state = game.initial_state()
+        record = MatchRecord(
+            match_id=msg.match_id,
+            game_name=game.name,
+            rules=msg.rules,
+            roles=list(game.roles),
+            start_clock=msg.start_clock,
+            play_clock=msg.play_clock,
+            player_names=[self.name if r == msg.role else "" for r in game.roles],
+            is_human=[False for _ in game.roles],
+            source="player",
+        )
+        record.add_state(facts_text(game.facts(state)))
+        self.current = _Match(msg.match_id, msg.role, game, state, runner, msg.play_clock, record)
+        self._record(self.recorder.match_started, record)
+        return "ready"
+
+    def _advance(self, match: _Match, moves: tuple[Any, ...]) -> bool:
+        """Apply the manager's joint move; False (state kept) if it cannot be applied."""
+        try:
+            match.state = match.game.next_state(match.state, list(moves))
+        except (GameError, ValueError) as e:
+            log.warning("match %s: cannot apply joint move %s: %s", match.match_id, moves, e)
+            return False
+        match.record.add_step(
+            [str(m) for m in moves],
+            ["" for _ in moves],
+            facts_text(match.game.facts(match.state)),
+        )
+        self._record(self.recorder.step_played, match.record)
+        return True
+
+    async def _play(self, msg: Play) -> str:
+        match = self.current
+        if match is None or match.match_id != msg.match_id:
+            return "busy"
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + match.play_clock - safety_margin(match.play_clock)
+        if msg.moves is not None:
+            self._advance(match, msg.moves)
+        game, state = match.game, match.state
+        if game.is_terminal(state):
+            return "noop"  # nothing is legal; the manager should have sent STOP
+        choice = await match.runner.select(game, state, match.role, deadline - loop.time())
+        if choice.problem:
+            log.warning("match %s: %s; playing %s", match.match_id, choice.problem, choice.move)
+        return str(choice.move)
+
+    async def _stop(self, msg: Stop) -> str:
+        match = self.current
+        if match is None or match.match_id != msg.match_id:
+            return "busy"
+        if msg.moves is not None and not match.game.is_terminal(match.state):
+            self._advance(match, msg.moves)
+        if match.game.is_terminal(match.state):
+            goals = match.game.goals(match.state)
+            match.record.finish([goals[r] for r in match.game.roles])
+        else:
+            match.record.is_aborted = True
+        self.current = None
+        self._record(self.recorder.match_ended, match.record)
+        await match.runner.stop()
+        return "done"
+
+    async def _abort(self, msg: Abort) -> str:
+        match = self.current
+        if match is None or match.match_id != msg.match_id:
+            return "busy"
+        self.current = None
+        match.record.is_aborted = True
+        self._record(self.recorder.match_ended, match.record)
+        await match.runner.stop()
+        return "aborted"
+
+    def _record(self, method: Callable[[MatchRecord], None], record: MatchRecord) -> None:
+        """Report to the recorder; a failing store must never cost a move."""
+        try:
+            method(record)
+        except Exception as e:
+            log.error("recording match %s failed: %s", record.match_id, e)
+
+
+# ---- HTTP ------------------------------------------------------------------------------------
+
+CORS_HEADERS = (
+    (b"Access-Control-Allow-Origin", b"*"),
+    (b"Access-Control-Allow-Methods", b"POST, GET, OPTIONS"),
+    (b"Access-Control-Allow-Headers", b"Content-Type"),
+    (b"Access-Control-Allow-Age", b"86400"),
+)
+
+
+class AclResponse(Response):
+    """A ``text/acl`` reply with exactly ggp-base's headers, in ggp-base's spelling.
+
+    Starlette would lower-case header names and add ``; charset=utf-8``; GGP
+    clients compare the content type literally, so the raw headers are set here.
+    """
+
+    def __init__(self, body: str, status_code: int = 200) -> None:
+        super().__init__(content=body.encode("utf-8"), status_code=status_code)
+        self.raw_headers = [
+            (b"Content-Type", b"text/acl"),
+            (b"Content-Length", str(len(self.body)).encode("ascii")),
+            *CORS_HEADERS,
+        ]
+
+
+def _message_of(request: Request) -> str:
+    if request.method == "GET":
+        raw = request.scope.get("raw_path") or request.scope["path"].encode("utf-8")
+        query = request.scope.get("query_string", b"")
+        text = raw.decode("latin-1").lstrip("/")
+        if query:
+            text += "?" + query.decode("latin-1")
+        return unquote_plus(text, encoding="utf-8", errors="replace")
+    return ""
+
+
+def make_app(service: PlayerService) -> Starlette:
+    """The ASGI app serving ``service``: every path, POST/GET/OPTIONS."""
+
+    async def endpoint(request: Request) -> Response:
+        if request.method == "OPTIONS":
+            return AclResponse("")
+        if request.method == "POST":
+            text = (await request.body()).decode("utf-8", errors="replace")
+        else:
+            text = _message_of(request)
+        if not text.strip():
+            text = "(INFO)"  # a browser opening the player's page
+        try:
+            reply = await service.handle_text(text)
+        except ProtocolError as e:
+            log.warning("%s", e)
+            return AclResponse(str(e), status_code=400)
+        except Exception as e:  # an agent or engine bug: report, keep serving
+            log.exception("internal error on %r", text[:80])
+            return AclResponse(f"internal error: {type(e).__name__}", status_code=500)
+        return AclResponse(reply)
+
+    routes = [Route("/{path:path}", endpoint, methods=["GET", "POST", "OPTIONS"])]
+    return Starlette(routes=routes)
+
+
+class GgpH11Protocol(H11Protocol):
+    """uvicorn's HTTP/1 protocol, plus POST bodies without Content-Length read to end of stream.
+
+    ggp-base's reader accepts a POST with no Content-Length whose body ends where
+    the client half-closes the connection; plain HTTP/1.1 would read an empty
+    body. Such a request is held back until EOF, then given its Content-Length.
+    """
+
+    _head: bytes = b""
+    _held: bytes | None = None
+    _passing: bool = False
+
+    def data_received(self, data: bytes) -> None:
+        if self._passing:
+            super().data_received(data)
+            return
+        if self._held is not None:
+            self._held += data
+            return
+        self._head += data
+        end = self._head.find(b"\r\n\r\n")
+        if end < 0 and len(self._head) < 65536:
+            return
+        head, self._head = self._head, b""
+        if end >= 0 and _needs_eof_body(head[:end]):
+            self._held = head
+            return
+        self._passing = True
+        super().data_received(head)
+
+    def eof_received(self) -> bool | None:  # type: ignore[override]
+        if self._held is not None:
+            held, self._held = self._held, None
+            end = held.find(b"\r\n\r\n")
+            body = held[end + 4 :]
+            fixed = held[:end] + b"\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n"
+            self._passing = True
+            super().data_received(fixed + body)
+            return True  # keep the connection open to write the reply
+        if self._head:
+            head, self._head = self._head, b""
+            self._passing = True
+            super().data_received(head)
+            return True
+        return None
+
+    def on_response_complete(self) -> None:
+        self._passing = False
+        super().on_response_complete()
+
+
+def _needs_eof_body(head: bytes) -> bool:
+    lines = head.split(b"\r\n")
+    if not lines[0].upper().startswith(b"POST "):
+        return False
+    names = {line.split(b":", 1)[0].strip().lower() for line in lines[1:] if b":" in line}
+    return b"content-length" not in names and b"transfer-encoding" not in names
+
+
+def server_config(
+    app: Starlette, host: str, port: int, log_level: str = "warning"
+) -> uvicorn.Config:
+    """uvicorn settings for a player: our HTTP protocol, no Server/Date headers."""
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        http=GgpH11Protocol,
+        log_level=log_level,
+        server_header=False,
+        date_header=False,
+        access_log=False,
+        lifespan="off",
+    )
+
+
+def serve(service: PlayerService, host: str = "127.0.0.1", port: int = 9147) -> None:
+    """Serve ``service`` until interrupted."""
+    uvicorn.Server(server_config(make_app(service), host, port)).run()

@@ -1,0 +1,168 @@
+"""The players a referee talks to: local agents, remote HTTP players, humans at the terminal.
+
+All three answer the same four calls (start, play, stop, abort) so the referee
+treats them alike; a player that fails raises :class:`PlayerFault` with the
+ggp.org error code and the referee substitutes a random legal move.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from collections.abc import Hashable, Sequence
+from typing import Any, Protocol
+
+from ggpkit.agents.base import Agent
+from ggpkit.games.api import Game, GameError
+from ggpkit.gdl.terms import Term
+from ggpkit.match.agent_runner import AgentRunner, in_daemon_thread
+from ggpkit.match.clock import thinking_time
+from ggpkit.match.protocol import format_abort, format_play, format_start, format_stop
+from ggpkit.match.remote import PlayerFault, RemotePlayer
+
+
+class Player(Protocol):
+    """What the referee needs of a player."""
+
+    name: str
+    is_human: bool
+
+    async def start(
+        self, match_id: str, role: str, game: Game[Any], rules: str, start: float, play: float
+    ) -> None:
+        """Get ready within ``start`` seconds; PlayerFault if the player did not."""
+
+    async def play(
+        self, match_id: str, last: Sequence[Term] | None, state: Hashable, clock: float
+    ) -> str:
+        """The player's move text for ``state`` (after joint move ``last``); or PlayerFault."""
+
+    async def stop(self, match_id: str, last: Sequence[Term] | None, clock: float) -> None:
+        """The match is over; ``last`` is the final joint move."""
+
+    async def abort(self, match_id: str) -> None:
+        """The match ends without a result."""
+
+
+class LocalPlayer:
+    """An agent in this process, under the same clocks as a remote player."""
+
+    is_human = False
+
+    def __init__(self, agent: Agent, name: str | None = None, seed: int | None = None) -> None:
+        self.name: str = name or agent.name
+        self.runner = AgentRunner(agent, random.Random(seed))
+        self.game: Game[Any] | None = None
+        self.role = ""
+
+    async def start(
+        self, match_id: str, role: str, game: Game[Any], rules: str, start: float, play: float
+    ) -> None:
+        self.game, self.role = game, role
+        problem = await self.runner.start(game, role, thinking_time(start))
+        if problem:
+            raise PlayerFault("TO" if "past" in problem else "CE", problem)
+
+    async def play(
+        self, match_id: str, last: Sequence[Term] | None, state: Hashable, clock: float
+    ) -> str:
+        assert self.game is not None, "play before start"
+        choice = await self.runner.select(self.game, state, self.role, thinking_time(clock))
+        if choice.code:
+            raise PlayerFault(choice.code, choice.problem)
+        return str(choice.move)
+
+    async def stop(self, match_id: str, last: Sequence[Term] | None, clock: float) -> None:
+        await self.runner.stop(clock)
+
+    async def abort(self, match_id: str) -> None:
+        await self.runner.stop(1.0)
+
+
+class HttpPlayer:
+    """A remote player spoken to over the GGP HTTP protocol."""
+
+    is_human = False
+
+    def __init__(self, url: str, name: str | None = None) -> None:
+        self.remote = RemotePlayer(url, name)
+        self.name = name or url
+
+    async def start(
+        self, match_id: str, role: str, game: Game[Any], rules: str, start: float, play: float
+    ) -> None:
+        reply = await self.remote.send(format_start(match_id, role, rules, start, play), start, 0.0)
+        if reply.strip().lower() != "ready":
+            raise PlayerFault("CE", f"START answered {reply[:60]!r} instead of ready")
+
+    async def play(
+        self, match_id: str, last: Sequence[Term] | None, state: Hashable, clock: float
+    ) -> str:
+        return await self.remote.send(format_play(match_id, last), clock)
+
+    async def stop(self, match_id: str, last: Sequence[Term] | None, clock: float) -> None:
+        await self.remote.send(format_stop(match_id, last), clock)
+
+    async def abort(self, match_id: str) -> None:
+        await self.remote.send(format_abort(match_id), 1.0, 0.0)
+
+
+class HumanPlayer:
+    """A person at the terminal: shown the legal moves, types a number or a move; no clock."""
+
+    is_human = True
+
+    def __init__(self, name: str = "human") -> None:
+        self.name = name
+        self.game: Game[Any] | None = None
+        self.role = ""
+
+    async def start(
+        self, match_id: str, role: str, game: Game[Any], rules: str, start: float, play: float
+    ) -> None:
+        self.game, self.role = game, role
+
+    async def play(
+        self, match_id: str, last: Sequence[Term] | None, state: Hashable, clock: float
+    ) -> str:
+        assert self.game is not None, "play before start"
+        legal = self.game.legal_moves(state, self.role)
+        if len(legal) == 1:
+            return str(legal[0])
+        return await in_daemon_thread(lambda: self._ask(legal))
+
+    def _ask(self, legal: list[Term]) -> str:
+        for i, move in enumerate(legal, 1):
+            print(f"  {i:3d}. {move}")
+        while True:
+            answer = input(f"{self.role}, your move (number or move): ").strip()
+            if answer.isdigit() and 1 <= int(answer) <= len(legal):
+                return str(legal[int(answer) - 1])
+            if answer in {str(m) for m in legal}:
+                return answer
+            print("  not a legal move; try again")
+
+    async def stop(self, match_id: str, last: Sequence[Term] | None, clock: float) -> None:
+        pass
+
+    async def abort(self, match_id: str) -> None:
+        pass
+
+
+def make_agent(spec: str) -> Agent:
+    """The agent for a spec such as ``random`` or ``mcts``, from ``ggpkit.agents.specs``."""
+    try:
+        specs = importlib.import_module("ggpkit.agents.specs")
+    except ImportError:
+        raise GameError("agent specs (ggpkit.agents.specs) are not available yet") from None
+    agent: Agent = specs.make_agent(spec)
+    return agent
+
+
+def player_from_spec(spec: str, seed: int | None = None) -> Player:
+    """A player from a command-line spec: ``human``, an ``http(s)://`` URL, or an agent spec."""
+    if spec == "human":
+        return HumanPlayer()
+    if spec.startswith(("http://", "https://")):
+        return HttpPlayer(spec)
+    return LocalPlayer(make_agent(spec), name=spec, seed=seed)

@@ -1,0 +1,254 @@
+"""GGP protocol messages: reading what a game manager sends, printing what it sends.
+
+Messages are KIF S-expressions whose keywords (``START``, ``PLAY``, ``NIL``...)
+arrive in any case, so keywords are matched case-insensitively; everything else
+(match ids, role names, rules, moves) keeps its case because managers scramble
+symbol names and a player must echo them back exactly.
+
+The rules inside ``START``/``PREVIEW`` are a list of sentences, not a term (their
+head is a list), so this module reads messages with its own small S-expression
+reader that remembers the source span of every node; rules are passed on as the
+exact text the manager sent and moves are read with the KIF reader from their span.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ggpkit.gdl.kif import GdlSyntaxError, parse_term
+from ggpkit.gdl.terms import Term
+
+
+class ProtocolError(ValueError):
+    """A message that is not a well-formed GGP protocol message; says what and where."""
+
+    def __init__(self, message_text: str, reason: str) -> None:
+        shown = message_text if len(message_text) <= 80 else message_text[:77] + "..."
+        super().__init__(f"bad GGP message {shown!r}: {reason}")
+        self.message_text = message_text
+        self.reason = reason
+
+
+# ---- the S-expression reader ----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """An atom (``children is None``) or a list, with its span ``text[start:end]``."""
+
+    start: int
+    end: int
+    atom: str | None
+    children: tuple[Node, ...] | None
+
+    def text(self, source: str) -> str:
+        return source[self.start : self.end]
+
+    def inner(self, source: str) -> str:
+        """The text between the parentheses of a list (the atom itself for an atom)."""
+        if self.children is None:
+            return self.text(source)
+        return source[self.start + 1 : self.end - 1]
+
+
+_TOKEN_RE = re.compile(r"\s+|;[^\n]*|\(|\)|[^\s();]+")
+
+
+def read_sexpr(text: str) -> Node:
+    """Read exactly one S-expression (atom or list) from ``text``; raise ProtocolError."""
+    stack: list[tuple[int, list[Node]]] = []
+    top: list[Node] = []
+    for m in _TOKEN_RE.finditer(text):
+        s = m.group()
+        if s[0].isspace() or s[0] == ";":
+            continue
+        if s == "(":
+            stack.append((m.start(), []))
+        elif s == ")":
+            if not stack:
+                raise ProtocolError(text, f"unbalanced ')' at offset {m.start()}")
+            start, items = stack.pop()
+            node = Node(start, m.end(), None, tuple(items))
+            (stack[-1][1] if stack else top).append(node)
+        else:
+            (stack[-1][1] if stack else top).append(Node(m.start(), m.end(), s, None))
+    if stack:
+        raise ProtocolError(text, "a '(' is never closed")
+    if len(top) != 1:
+        raise ProtocolError(text, f"expected one S-expression, found {len(top)}")
+    return top[0]
+
+
+# ---- messages ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Info:
+    """``(INFO)`` or Stanford's ``(PING)``: who are you and are you free?"""
+
+
+@dataclass(frozen=True, slots=True)
+class Preview:
+    """``(PREVIEW (<rules>) <previewclock>)``: look at a game before any match."""
+
+    rules: str
+    clock: float
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """``(START <matchid> <role> (<rules>) <startclock> <playclock>)``."""
+
+    match_id: str
+    role: str
+    rules: str
+    start_clock: float
+    play_clock: float
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """``(PLAY <matchid> NIL|(<moves>))``; ``moves`` is None on the first turn."""
+
+    match_id: str
+    moves: tuple[Term, ...] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Stop:
+    """``(STOP <matchid> NIL|(<moves>))``: the last joint move; the match is over."""
+
+    match_id: str
+    moves: tuple[Term, ...] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Abort:
+    """``(ABORT <matchid>)``: the match ends now, without a result."""
+
+    match_id: str
+
+
+Message = Info | Preview | Start | Play | Stop | Abort
+
+
+def _atom(node: Node, text: str, what: str) -> str:
+    if node.atom is None:
+        raise ProtocolError(text, f"{what} must be a symbol, found {node.text(text)!r}")
+    return node.atom
+
+
+def _clock(node: Node, text: str, what: str) -> float:
+    value = _atom(node, text, what)
+    try:
+        return float(value)
+    except ValueError:
+        raise ProtocolError(text, f"{what} must be a number of seconds, found {value!r}") from None
+
+
+def _rules(node: Node, text: str) -> str:
+    if node.children is None:
+        raise ProtocolError(text, "the rules must be a list of GDL sentences")
+    return node.inner(text).strip()
+
+
+def _moves(node: Node, text: str) -> tuple[Term, ...] | None:
+    if node.atom is not None and node.atom.lower() == "nil":
+        return None
+    if node.children is None:
+        raise ProtocolError(text, f"expected NIL or a list of moves, found {node.atom!r}")
+    try:
+        return tuple(parse_term(child.text(text)) for child in node.children)
+    except GdlSyntaxError as e:
+        raise ProtocolError(text, f"a move is not a GDL term ({e.message})") from None
+
+
+def _need(args: Sequence[Node], count: int, text: str, keyword: str) -> None:
+    if len(args) < count:
+        raise ProtocolError(text, f"{keyword} needs {count} arguments, found {len(args)}")
+
+
+def parse_message(text: str) -> Message:
+    """Read one manager -> player message; keywords in any case, extra arguments ignored."""
+    root = read_sexpr(text)
+    if root.children is None or not root.children:
+        raise ProtocolError(text, "a message is a non-empty list such as (INFO)")
+    head, args = root.children[0], root.children[1:]
+    keyword = _atom(head, text, "the message keyword").lower()
+    if keyword in ("info", "ping"):
+        return Info()
+    if keyword == "preview":
+        _need(args, 2, text, "PREVIEW")
+        return Preview(_rules(args[0], text), _clock(args[1], text, "the preview clock"))
+    if keyword == "start":
+        _need(args, 5, text, "START")
+        return Start(
+            match_id=_atom(args[0], text, "the match id"),
+            role=_atom(args[1], text, "the role"),
+            rules=_rules(args[2], text),
+            start_clock=_clock(args[3], text, "the start clock"),
+            play_clock=_clock(args[4], text, "the play clock"),
+        )
+    if keyword in ("play", "stop"):
+        _need(args, 2, text, keyword.upper())
+        match_id = _atom(args[0], text, "the match id")
+        moves = _moves(args[1], text)
+        return Play(match_id, moves) if keyword == "play" else Stop(match_id, moves)
+    if keyword == "abort":
+        _need(args, 1, text, "ABORT")
+        return Abort(_atom(args[0], text, "the match id"))
+    raise ProtocolError(text, f"unknown message keyword {head.atom!r}")
+
+
+# ---- printing (the manager side) -------------------------------------------------------
+
+
+def _clock_text(seconds: float) -> str:
+    return str(int(seconds)) if float(seconds).is_integer() else str(seconds)
+
+
+def _moves_text(moves: Sequence[Term | str] | None) -> str:
+    if moves is None:
+        return "NIL"
+    return "(" + " ".join(str(m) for m in moves) + ")"
+
+
+def format_info() -> str:
+    return "(INFO)"
+
+
+def format_preview(rules: str, clock: float) -> str:
+    return f"(PREVIEW ({rules}) {_clock_text(clock)})"
+
+
+def format_start(
+    match_id: str, role: str, rules: str, start_clock: float, play_clock: float
+) -> str:
+    """The START message; ``rules`` is the GDL text of the sentences, without outer parens."""
+    return (
+        f"(START {match_id} {role} ({rules}) {_clock_text(start_clock)} {_clock_text(play_clock)})"
+    )
+
+
+def format_play(match_id: str, moves: Sequence[Term | str] | None) -> str:
+    return f"(PLAY {match_id} {_moves_text(moves)})"
+
+
+def format_stop(match_id: str, moves: Sequence[Term | str] | None) -> str:
+    return f"(STOP {match_id} {_moves_text(moves)})"
+
+
+def format_abort(match_id: str) -> str:
+    return f"(ABORT {match_id})"
+
+
+def format_info_reply(name: str, busy: bool) -> str:
+    """The INFO/PING reply: ``((name N) (status available))`` or ``... (status busy))``."""
+    return f"((name {name}) (status {'busy' if busy else 'available'}))"
+
+
+def strip_comments(rules: str) -> str:
+    """GDL text without ``;`` comments, so it can be inlined into one message."""
+    return "\n".join(line.split(";", 1)[0].rstrip() for line in rules.splitlines()).strip()

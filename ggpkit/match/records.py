@@ -1,0 +1,192 @@
+"""The match record, and its ggp.org match JSON form with the rules embedded.
+
+A record is what a referee (or a player server) saw of one match: the states as
+canonical fact texts, the joint moves, the errors per step and role (``""``,
+``"TO"``, ``"CE"``, ``"IL <move>"``), the times and the goals. The JSON keys are
+the ggp.org ones (``matchId``, ``states``, ``moves``...) so records can be read by
+the tools of the GGP community; ggp-base records name the game only by a URL
+whose server is gone, so ggpkit also embeds the rules as ``gameRulesheet`` and
+the role names as ``gameRoleNames``, which makes a record self-contained.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class RecordError(ValueError):
+    """A match JSON document that cannot be read as a match record; says which key."""
+
+
+def now_ms() -> int:
+    """Wall-clock time in epoch milliseconds, the unit of ggp.org records."""
+    return int(time.time() * 1000)
+
+
+def new_match_id(game_name: str) -> str:
+    """A fresh match id: the game name (safe characters only) and a random suffix."""
+    base = "".join(c if c.isalnum() or c in "-_." else "_" for c in game_name) or "match"
+    return f"{base}.{now_ms()}.{secrets.token_hex(3)}"
+
+
+@dataclass
+class MatchRecord:
+    """One match, step by step. ``states`` has one more entry than ``moves``."""
+
+    match_id: str
+    game_name: str
+    rules: str
+    roles: list[str]
+    start_clock: float
+    play_clock: float
+    preview_clock: float = 0.0
+    random_token: str = field(default_factory=lambda: secrets.token_hex(8))
+    start_time: int = field(default_factory=now_ms)
+    game_meta_url: str = ""
+    player_names: list[str] = field(default_factory=list)
+    is_human: list[bool] = field(default_factory=list)
+    states: list[str] = field(default_factory=list)
+    state_times: list[int] = field(default_factory=list)
+    moves: list[list[str]] = field(default_factory=list)
+    errors: list[list[str]] = field(default_factory=list)
+    goal_values: list[int] | None = None
+    is_completed: bool = False
+    is_aborted: bool = False
+    source: str = "referee"
+    """Who wrote the record: ``referee``, ``arena`` or ``player`` (a player server's view)."""
+
+    @property
+    def steps(self) -> int:
+        """Number of joint moves played."""
+        return len(self.moves)
+
+    def add_state(self, state_text: str, at_ms: int | None = None) -> None:
+        """Append a state (the initial one, or the one after the last joint move)."""
+        self.states.append(state_text)
+        self.state_times.append(now_ms() if at_ms is None else at_ms)
+
+    def add_step(
+        self, moves: list[str], errors: list[str], state_text: str, at_ms: int | None = None
+    ) -> None:
+        """Append one joint move, its errors per role and the state it led to."""
+        self.moves.append(list(moves))
+        self.errors.append(list(errors))
+        self.add_state(state_text, at_ms)
+
+    def finish(self, goals: list[int]) -> None:
+        """Mark the match completed with its goal values in role order."""
+        self.goal_values = list(goals)
+        self.is_completed = True
+
+    # ---- ggp.org match JSON ---------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as a ggp.org match JSON object (plus ggpkit's self-contained extras)."""
+        doc: dict[str, Any] = {
+            "matchId": self.match_id,
+            "randomToken": self.random_token,
+            "startTime": self.start_time,
+            "gameMetaURL": self.game_meta_url,
+            "isCompleted": self.is_completed,
+            "isAborted": self.is_aborted,
+            "states": list(self.states),
+            "moves": [list(m) for m in self.moves],
+            "stateTimes": list(self.state_times),
+            "errors": [list(e) for e in self.errors],
+            "previewClock": _clock_json(self.preview_clock),
+            "startClock": _clock_json(self.start_clock),
+            "playClock": _clock_json(self.play_clock),
+            "playerNamesFromHost": list(self.player_names),
+            "isPlayerHuman": list(self.is_human),
+            "gameName": self.game_name,
+            "gameRoleNames": list(self.roles),
+            "gameRulesheet": self.rules,
+            "ggpkitSource": self.source,
+        }
+        if self.goal_values is not None:
+            doc["goalValues"] = list(self.goal_values)
+        return doc
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), indent=1)
+
+    @classmethod
+    def from_json(cls, doc: Any) -> MatchRecord:
+        """Read a ggp.org match JSON object; raise RecordError naming the bad key."""
+        if not isinstance(doc, dict):
+            raise RecordError("a match record must be a JSON object")
+        rules = _get(doc, "gameRulesheet", str, None)
+        if rules is None:
+            raise RecordError(
+                "the record has no embedded rules ('gameRulesheet'); ggpkit cannot replay it"
+            )
+        states = _get(doc, "states", list, [])
+        moves = _get(doc, "moves", list, [])
+        if states and len(states) != len(moves) + 1:
+            raise RecordError(
+                f"'states' must have one more entry than 'moves' ({len(states)} vs {len(moves)})"
+            )
+        errors = _get(doc, "errors", list, [])
+        roles = _get(doc, "gameRoleNames", list, [])
+        goals = _get(doc, "goalValues", list, None)
+        return cls(
+            match_id=_get(doc, "matchId", str, None) or _missing("matchId"),
+            game_name=_get(doc, "gameName", str, "") or "",
+            rules=rules,
+            roles=[str(r) for r in roles],
+            start_clock=float(_get(doc, "startClock", (int, float), 0)),
+            play_clock=float(_get(doc, "playClock", (int, float), 0)),
+            preview_clock=float(_get(doc, "previewClock", (int, float), 0) or 0),
+            random_token=str(_get(doc, "randomToken", str, "")),
+            start_time=int(_get(doc, "startTime", int, 0)),
+            game_meta_url=str(_get(doc, "gameMetaURL", str, "")),
+            player_names=[str(p) for p in _get(doc, "playerNamesFromHost", list, [])],
+            is_human=[bool(h) for h in _get(doc, "isPlayerHuman", list, [])],
+            states=[str(s) for s in states],
+            state_times=[int(t) for t in _get(doc, "stateTimes", list, [])],
+            moves=[[str(m) for m in _list(j, "moves")] for j in moves],
+            errors=[[str(e) for e in _list(j, "errors")] for j in errors],
+            goal_values=None if goals is None else [int(g) for g in goals],
+            is_completed=bool(_get(doc, "isCompleted", bool, False)),
+            is_aborted=bool(_get(doc, "isAborted", bool, False)),
+            source=str(_get(doc, "ggpkitSource", str, "import")),
+        )
+
+    @classmethod
+    def loads(cls, text: str) -> MatchRecord:
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise RecordError(f"not JSON: {e}") from None
+        return cls.from_json(doc)
+
+
+def _clock_json(seconds: float) -> int | float:
+    return int(seconds) if float(seconds).is_integer() else seconds
+
+
+def _missing(key: str) -> str:
+    raise RecordError(f"the record has no {key!r}")
+
+
+def _get(doc: dict[str, Any], key: str, kind: Any, default: Any) -> Any:
+    value = doc.get(key, default)
+    if value is None or value is default:
+        return value
+    if kind is int and isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, bool) and kind is not bool:
+        raise RecordError(f"{key!r} must not be a boolean")
+    if not isinstance(value, kind):
+        raise RecordError(f"{key!r} has the wrong type ({type(value).__name__})")
+    return value
+
+
+def _list(value: Any, key: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise RecordError(f"every entry of {key!r} must be a list")
+    return value

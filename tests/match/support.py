@@ -1,0 +1,207 @@
+"""Shared pieces of the match tests: a tiny game (GDL text and a native twin), scrambling,
+simple agents, and player servers on free loopback ports."""
+
+from __future__ import annotations
+
+import re
+import socket
+import threading
+import time
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import uvicorn
+
+from ggpkit.agents.base import Agent, Limit
+from ggpkit.games.api import Game, GameInfo
+from ggpkit.gdl.terms import Const, Func, Term
+from ggpkit.match.player_server import PlayerService, make_app, server_config
+from ggpkit.match.records import MatchRecord
+
+# Two players add 1 or 2 to a counter in turn; whoever reaches 4 or more wins.
+TINY_GDL = """
+(role white) (role black)
+(init (count 0)) (init (control white))
+(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5)
+(<= (legal ?r (add 1)) (true (control ?r)))
+(<= (legal ?r (add 2)) (true (control ?r)))
+(<= (legal white noop) (true (control black)))
+(<= (legal black noop) (true (control white)))
+(<= (next (count ?y)) (does ?r (add 1)) (true (count ?x)) (succ ?x ?y))
+(<= (next (count ?z)) (does ?r (add 2)) (true (count ?x)) (succ ?x ?y) (succ ?y ?z))
+(<= (next (control black)) (true (control white)))
+(<= (next (control white)) (true (control black)))
+(<= terminal (true (count 4)))
+(<= terminal (true (count 5)))
+(<= (goal ?r 100) (role ?r) (true (control ?s)) (distinct ?r ?s) terminal)
+(<= (goal ?r 0) (true (control ?r)) terminal)
+(<= (goal ?r 50) (role ?r) (not terminal))
+"""
+
+_KEYWORDS = {"role", "init", "true", "does", "next", "legal", "goal", "terminal", "distinct",
+             "not", "or", "base", "input", "<="}  # fmt: skip
+
+
+def scramble_map(text: str) -> dict[str, str]:
+    """A ggp-base style renaming of every non-keyword, non-number symbol of ``text``."""
+    names: dict[str, str] = {}
+    for token in re.findall(r"[^\s()]+", text):
+        if token.lower() in _KEYWORDS or token.startswith("?") or token.isdigit():
+            continue
+        names.setdefault(token, f"Sym{len(names) * 7 + 13}x")
+    return names
+
+
+def scramble(text: str, names: dict[str, str]) -> str:
+    return re.sub(r"[^\s()]+", lambda m: names.get(m.group(), m.group()), text)
+
+
+class TinyGame(Game[tuple[int, int]]):
+    """The native twin of TINY_GDL, under any renaming of its symbols.
+
+    ``target`` other than 4 gives a longer game (no GDL twin) for tests that need many steps.
+    """
+
+    def __init__(self, names: dict[str, str] | None = None, target: int = 4) -> None:
+        n = names or {}
+        self.target = target
+        self.sym = {k: n.get(k, k) for k in ("white", "black", "count", "control", "add", "noop")}
+        self.name = "tiny"
+        self.description = "count to four"
+        self.roles = (self.sym["white"], self.sym["black"])
+        self.info = GameInfo(turn_taking=True, zero_sum=True)
+
+    def initial_state(self) -> tuple[int, int]:
+        return (0, 0)
+
+    def _legal(self, state: tuple[int, int], role_index: int) -> list[Term]:
+        if role_index != state[1]:
+            return [Const(self.sym["noop"])]
+        return [Func(self.sym["add"], (Const("1"),)), Func(self.sym["add"], (Const("2"),))]
+
+    def _next(self, state: tuple[int, int], moves: Sequence[Term]) -> tuple[int, int]:
+        move = moves[state[1]]
+        assert isinstance(move, Func)
+        return (state[0] + int(move.args[0].name), 1 - state[1])
+
+    def is_terminal(self, state: tuple[int, int]) -> bool:
+        return state[0] >= self.target
+
+    def goals(self, state: tuple[int, int]) -> dict[str, int]:
+        if not self.is_terminal(state):
+            return {r: 50 for r in self.roles}
+        winner = 1 - state[1]
+        return {r: 100 if i == winner else 0 for i, r in enumerate(self.roles)}
+
+    def facts(self, state: tuple[int, int]) -> frozenset[Term]:
+        return frozenset(
+            {
+                Func(self.sym["count"], (Const(str(state[0])),)),
+                Func(self.sym["control"], (Const(self.roles[state[1]]),)),
+            }
+        )
+
+
+def stub_loader(rules: str) -> Game[Any]:
+    """A loader for TINY_GDL under any scrambling: recovers the renaming by aligning tokens."""
+    original = re.findall(r"[^\s()]+", TINY_GDL)
+    received = re.findall(r"[^\s()]+", rules)
+    if len(original) != len(received):
+        raise ValueError("not the tiny game")
+    return TinyGame(dict(zip(original, received, strict=True)))
+
+
+class FirstAgent(Agent):
+    """Always the first legal move: deterministic, so a match's moves are predictable."""
+
+    name = "first"
+
+    def __init__(self) -> None:
+        self.started: list[str] = []
+        self.stopped = 0
+
+    def start(self, game: Game[Any], role: str) -> None:
+        self.started.append(role)
+
+    def select(self, game: Game[Any], state: Hashable, role: str, limit: Limit) -> Term:
+        return game.legal_moves(state, role)[0]
+
+    def stop(self) -> None:
+        self.stopped += 1
+
+
+class LastAgent(FirstAgent):
+    name = "last"
+
+    def select(self, game: Game[Any], state: Hashable, role: str, limit: Limit) -> Term:
+        return game.legal_moves(state, role)[-1]
+
+
+class SleepyAgent(FirstAgent):
+    """Thinks far longer than any clock."""
+
+    name = "sleepy"
+
+    def select(self, game: Game[Any], state: Hashable, role: str, limit: Limit) -> Term:
+        time.sleep(5)
+        return game.legal_moves(state, role)[-1]
+
+
+class CrashingAgent(FirstAgent):
+    name = "crash"
+
+    def select(self, game: Game[Any], state: Hashable, role: str, limit: Limit) -> Term:
+        raise RuntimeError("agent bug")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class ServerThread:
+    """A player server (uvicorn) in a daemon thread on a free loopback port."""
+
+    def __init__(self, service: PlayerService) -> None:
+        self.service = service
+        self.port = free_port()
+        self.server = uvicorn.Server(
+            server_config(make_app(service), "127.0.0.1", self.port, "critical")
+        )
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+    def __enter__(self) -> ServerThread:
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("player server did not start")
+            time.sleep(0.01)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(5)
+
+
+class ListRecorder:
+    """A recorder that keeps what it was told, for assertions."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, int]] = []
+        self.records: list[MatchRecord] = []
+
+    def match_started(self, record: MatchRecord) -> None:
+        self.events.append(("started", record.steps))
+        self.records.append(record)
+
+    def step_played(self, record: MatchRecord) -> None:
+        self.events.append(("step", record.steps))
+
+    def match_ended(self, record: MatchRecord) -> None:
+        self.events.append(("ended", record.steps))

@@ -1,0 +1,186 @@
+"""The referee against ggpkit player servers and against faulty players, over loopback."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+import pytest
+
+from ggpkit.match.clock import Clocks
+from ggpkit.match.player_server import PlayerService
+from ggpkit.match.players import HttpPlayer, LocalPlayer, Player
+from ggpkit.match.records import MatchRecord
+from ggpkit.match.referee import Referee, StepEvent
+from match.support import (
+    TINY_GDL,
+    CrashingAgent,
+    FirstAgent,
+    LastAgent,
+    ListRecorder,
+    ServerThread,
+    SleepyAgent,
+    TinyGame,
+    free_port,
+    stub_loader,
+)
+
+
+def replay_ok(record: MatchRecord, game: TinyGame) -> None:
+    """The recorded states are exactly those the recorded moves lead to."""
+    from ggpkit.gdl.terms import facts_text
+
+    state = game.initial_state()
+    assert record.states[0] == facts_text(game.facts(state))
+    for moves, after in zip(record.moves, record.states[1:], strict=True):
+        state = game.next_state(state, moves)
+        assert after == facts_text(game.facts(state))
+    assert game.is_terminal(state)
+    assert record.goal_values == [game.goals(state)[r] for r in game.roles]
+
+
+def test_referee_against_two_player_servers() -> None:
+    game = TinyGame()
+    white_view, black_view = ListRecorder(), ListRecorder()
+    white = PlayerService(FirstAgent, name="w", loader=stub_loader, recorder=white_view)
+    black = PlayerService(LastAgent, name="b", loader=stub_loader, recorder=black_view)
+    events: list[StepEvent] = []
+    referee_view = ListRecorder()
+    with ServerThread(white) as ws, ServerThread(black) as bs:
+        players: list[Player] = [HttpPlayer(ws.url, "w"), HttpPlayer(bs.url, "b")]
+        referee = Referee(
+            game, TINY_GDL, players, Clocks(5, 2), referee_view, events.append, seed=3
+        )
+        record = asyncio.run(referee.run())
+    # white adds 1, black adds 2, white adds 1: 4 reached by white.
+    assert record.moves == [["(add 1)", "noop"], ["noop", "(add 2)"], ["(add 1)", "noop"]]
+    assert record.errors == [["", ""]] * 3
+    assert record.goal_values == [100, 0]
+    assert record.is_completed and not record.is_aborted
+    replay_ok(record, game)
+    assert [e.step for e in events] == [0, 1, 2, 3]
+    assert referee_view.events == [
+        ("started", 0),
+        ("step", 1),
+        ("step", 2),
+        ("step", 3),
+        ("ended", 3),
+    ]
+    # Each player server recorded the same match from its side, and is free again.
+    for view in (white_view, black_view):
+        seen = view.records[0]
+        assert seen.match_id == record.match_id
+        assert seen.moves == record.moves and seen.states == record.states
+        assert seen.goal_values == [100, 0]
+    assert white.current is None and black.current is None
+
+
+# ---- faulty remote players --------------------------------------------------------------------
+
+
+async def _read_request(reader: asyncio.StreamReader) -> str:
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = 0
+    for line in head.decode("latin-1").split("\r\n"):
+        if line.lower().startswith("content-length:"):
+            length = int(line.split(":", 1)[1])
+    return (await reader.readexactly(length)).decode()
+
+
+def _http_reply(body: str, status: str = "200 OK") -> bytes:
+    data = body.encode()
+    return (
+        f"HTTP/1.0 {status}\r\nContent-Type: text/acl\r\nContent-Length: {len(data)}\r\n\r\n"
+    ).encode() + data
+
+
+@contextlib.asynccontextmanager
+async def faulty_player(mode: str) -> AsyncIterator[str]:
+    """A raw player that answers START/STOP properly and every PLAY with the fault ``mode``."""
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            message = (await _read_request(reader)).strip().upper()
+            if not message.startswith("(PLAY"):
+                reply = "ready" if message.startswith("(START") else "done"
+                writer.write(_http_reply(reply))
+            elif mode == "slow":
+                await asyncio.sleep(4)
+                writer.write(_http_reply("(add 1)"))
+            elif mode == "garbage":
+                writer.write(_http_reply("%%% ((("))
+            elif mode == "illegal":
+                writer.write(_http_reply("(add 7)"))
+            elif mode == "http500":
+                writer.write(_http_reply("oops", "500 Internal Server Error"))
+            elif mode == "half-reply":
+                writer.write(b"HTTP/1.0 200 OK\r\nContent-Length: 50\r\n\r\n(add")
+            # "disconnect": close without a word
+            await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        server.close()
+
+
+FAULTS = [
+    ("slow", "TO"),
+    ("garbage", "IL %%% ((("),
+    ("illegal", "IL (add 7)"),
+    ("http500", "CE"),
+    ("disconnect", "CE"),
+    ("half-reply", "CE"),
+]
+
+
+@pytest.mark.parametrize(("mode", "code"), FAULTS)
+def test_faulty_remote_player_is_replaced_and_recorded(mode: str, code: str) -> None:
+    game = TinyGame()
+
+    async def run() -> MatchRecord:
+        async with faulty_player(mode) as url:
+            players: list[Player] = [HttpPlayer(url, "faulty"), LocalPlayer(LastAgent())]
+            return await Referee(game, TINY_GDL, players, Clocks(2, 1), seed=5).run()
+
+    record = asyncio.run(run())
+    assert record.is_completed
+    assert sorted(record.goal_values or []) == [0, 100]
+    # The faulty player is white: its error is recorded on every step it had a real choice.
+    assert record.errors[0][0] == code
+    assert all(e[1] == "" for e in record.errors)
+    replay_ok(record, game)
+
+
+def test_unreachable_player_is_a_connection_error() -> None:
+    game = TinyGame()
+    url = f"http://127.0.0.1:{free_port()}/"  # nothing listens there
+    players: list[Player] = [LocalPlayer(FirstAgent()), HttpPlayer(url)]
+    record = asyncio.run(Referee(game, TINY_GDL, players, Clocks(1, 1), seed=2).run())
+    assert record.is_completed
+    assert all(e[1] == "CE" for e in record.errors)
+    replay_ok(record, game)
+
+
+@pytest.mark.parametrize(("agent", "code"), [(SleepyAgent, "TO"), (CrashingAgent, "CE")])
+def test_faulty_local_agent_under_the_same_clock(agent: type[FirstAgent], code: str) -> None:
+    game = TinyGame()
+    players: list[Player] = [LocalPlayer(agent()), LocalPlayer(FirstAgent())]
+    record = asyncio.run(Referee(game, TINY_GDL, players, Clocks(1, 1), seed=4).run())
+    assert record.is_completed
+    assert record.errors[0] == [code, ""]
+    replay_ok(record, game)
+
+
+def test_wrong_number_of_players_is_refused() -> None:
+    from ggpkit.games.api import GameError
+
+    with pytest.raises(GameError, match="2 roles"):
+        Referee(TinyGame(), TINY_GDL, [LocalPlayer(FirstAgent())], Clocks(1, 1))
