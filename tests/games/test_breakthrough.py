@@ -393,6 +393,17 @@ def test_native_equals_gdl_twin(game: BreakthroughHoles) -> None:
     _differential(game, twin, seed=21, games=4)
 
 
+@VARIANTS
+def test_native_equals_shipped_gdl_engine(game: BreakthroughHoles) -> None:
+    # The twin through ggpkit.load(..., engine="gdl"), with whichever reasoner it picks.
+    pytest.importorskip("ggpkit.games.gdl_game")
+    twin = ggpkit.load(game.name, engine="gdl")
+    assert perft(twin, twin.initial_state(), 3) == perft(game, game.initial_state(), 3)
+    _differential(game, twin, seed=33, games=3)
+    stats = twin.playout_stats(twin.initial_state(), 5, seed=2)
+    assert sum(stats.goal_sums) == 500
+
+
 def test_capture_variant_equals_public_breakthrough_small_holes() -> None:
     path = _games_dir() / "breakthroughSmallHoles.kif"
     if not path.is_file():
