@@ -194,7 +194,7 @@ class PegGame(Game[PegState]):
             "jump", (Const(sr.lower()), Const(f"c{sc}"), Const(dr.lower()), Const(f"c{dc}"))
         )
 
-    short_move_help = "short form: b4-d4 jumps the peg on b c4 over c c4 to d c4"
+    short_move_help = "b4-d4 (the peg on b c4 jumps over c c4 into d c4)"
 
     def render(self, state: PegState) -> str:
         """The cross with row and column labels: ``o`` a peg, ``.`` an empty hole."""

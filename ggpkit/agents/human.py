@@ -1,0 +1,151 @@
+"""The human agent: a person chooses moves at the terminal.
+
+It shows the board (``game.render``) and the legal moves, numbered, and reads one
+line. A move may be typed as
+
+* its number in the list (``3``),
+* its GDL term (``(jump b c4 d c4)``; the brackets may be left out: ``jump b c4 d c4``),
+* the game's short form where the game has one (peg: ``b4-d4``), see :class:`ShortNotation`.
+
+``help``, ``moves``, ``board`` and ``quit`` are commands. An illegal or unreadable
+input is answered with one line, the reason of the :class:`IllegalMoveError`, and
+the question is asked again; the agent never returns an illegal move.
+Input and output are injectable (``input_fn``, ``console``) so tests can type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Any, Protocol, runtime_checkable
+
+from rich.columns import Columns
+from rich.console import Console
+from rich.panel import Panel
+from rich.text import Text
+
+from ggpkit.agents.base import Agent, Limit
+from ggpkit.games.api import Game, GameError, IllegalMoveError
+from ggpkit.gdl.terms import Term
+
+
+class QuitGame(GameError):
+    """The person asked to stop (``quit``, or end of input)."""
+
+    def __init__(self) -> None:
+        super().__init__("the game was abandoned by the human player")
+
+
+@runtime_checkable
+class ShortNotation(Protocol):
+    """A game with a short move notation for people, such as peg's ``b4-d4``."""
+
+    short_move_help: str
+    """One line explaining the short form, shown by ``help``."""
+
+    def short_move(self, move: Term) -> str:
+        """The short form of a legal move."""
+        ...
+
+    def parse_short_move(self, text: str) -> Term | None:
+        """The move a short form stands for (legal or not), or None if ``text`` is not one."""
+        ...
+
+
+HELP = """\
+Type a move as:
+  a number from the list        3
+  a GDL term                    (jump b c4 d c4)   (brackets optional)
+{short}Commands: moves (list the legal moves), board (show the board), help, quit"""
+
+
+class HumanAgent(Agent):
+    """Asks a person for each move; see the module docstring."""
+
+    name = "human"
+
+    def __init__(
+        self,
+        input_fn: Callable[[str], str] | None = None,
+        console: Console | None = None,
+        show_board: bool = True,
+    ) -> None:
+        self.console = console if console is not None else Console(highlight=False)
+        self.input_fn = input_fn if input_fn is not None else self.console.input
+        self.show_board = show_board
+
+    # ---- the dialogue ---------------------------------------------------------------
+
+    def select(self, game: Game[Any], state: Hashable, role: str, limit: Limit) -> Term:
+        """The move the person types; illegal input is explained and asked again."""
+        legal = game.legal_moves(state, role)
+        if self.show_board:
+            self.print_board(game, state, role)
+        self.print_moves(game, legal)
+        while True:
+            try:
+                text = self.input_fn(f"{role}> ").strip()
+            except EOFError:
+                raise QuitGame() from None
+            command = text.lower()
+            if not text:
+                continue
+            if command in ("quit", "exit", "q"):
+                raise QuitGame()
+            if command in ("help", "?", "h"):
+                self.console.print(Text(self.help_text(game)))
+                continue
+            if command in ("moves", "m"):
+                self.print_moves(game, legal)
+                continue
+            if command in ("board", "b"):
+                self.print_board(game, state, role)
+                continue
+            try:
+                return self.read_move(game, state, role, text, legal)
+            except IllegalMoveError as e:
+                self.console.print(Text(str(e), style="red"), soft_wrap=True)
+
+    def read_move(
+        self, game: Game[Any], state: Hashable, role: str, text: str, legal: list[Term]
+    ) -> Term:
+        """The legal move ``text`` stands for; IllegalMoveError (with the reason) otherwise."""
+        if text.isdigit():
+            number = int(text)
+            if 1 <= number <= len(legal):
+                return legal[number - 1]
+            raise IllegalMoveError(
+                text, role, f"there is no move number {number}; choose 1..{len(legal)}"
+            )
+        if isinstance(game, ShortNotation) and not text.startswith("("):
+            short = game.parse_short_move(text)
+            if short is not None:
+                return game.check_move(state, role, short)
+        if " " in text and not text.startswith("("):
+            text = f"({text})"
+        return game.check_move(state, role, text)
+
+    # ---- output ---------------------------------------------------------------------
+
+    def print_board(self, game: Game[Any], state: Hashable, role: str) -> None:
+        """The game's own picture of the state, framed, with who is to move."""
+        self.console.print(
+            Panel.fit(Text(game.render(state)), title=f"{game.name}: {role} to move")
+        )
+
+    def print_moves(self, game: Game[Any], legal: list[Term]) -> None:
+        """The legal moves, numbered (with their short form when the game has one)."""
+        items = []
+        for i, move in enumerate(legal, 1):
+            label = f"{i:>2}. {move}"
+            if isinstance(game, ShortNotation):
+                label += f"  {game.short_move(move)}"
+            items.append(Text(label))
+        self.console.print(Text(f"{len(legal)} legal moves (type help for how to enter one):"))
+        self.console.print(Columns(items, padding=(0, 3)))
+
+    def help_text(self, game: Game[Any]) -> str:
+        """How to type a move in this game."""
+        short = ""
+        if isinstance(game, ShortNotation):
+            short = f"  a short form                  {game.short_move_help}\n"
+        return HELP.format(short=short)

@@ -1,0 +1,147 @@
+"""``ggpkit play``: a person plays one role of any game at the terminal against agents.
+
+Everything goes through the game API (``render``, ``legal_moves``, ``to_move``,
+``next_state``), so every registered game and every ``.kif`` file plays the same
+way: the board is drawn each turn, the person's role is asked for its move by the
+:class:`~ggpkit.agents.human.HumanAgent`, the other roles are played by agents
+(random by default), and the final goals are shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from ggpkit.agents.base import Agent, Limit
+from ggpkit.agents.human import HumanAgent, QuitGame
+from ggpkit.agents.specs import SpecError, make_agent
+from ggpkit.cli.app import app
+from ggpkit.games.api import Game, GameError
+from ggpkit.games.registry import load
+
+
+def load_game(name_or_path: str, engine: str = "native") -> Game[Any]:
+    """A registered game or a ``.kif`` file, with one-line errors for what users get wrong."""
+    is_file = name_or_path.endswith((".kif", ".gdl")) or "/" in name_or_path
+    if is_file and not Path(name_or_path).is_file():
+        raise GameError(f"no such game file: {name_or_path}")
+    try:
+        return load(name_or_path, engine=engine)
+    except ImportError as e:
+        raise GameError(f"the GDL engine is not available here ({e})") from None
+
+
+def _is_noop_only(moves: list[Any]) -> bool:
+    return len(moves) == 1 and str(moves[0]) == "noop"
+
+
+def play_match(
+    game: Game[Any],
+    human_role: str,
+    human: Agent,
+    opponents: Mapping[str, Agent],
+    console: Console,
+    state: Hashable | None = None,
+) -> tuple[Hashable, int]:
+    """Play from ``state`` (default: the start) to the end; return (final state, joint moves).
+
+    The human is asked only when it has a real move (not a lone ``noop``). The board
+    is drawn before every joint move and once more at the end.
+    """
+    state = game.initial_state() if state is None else state
+    steps = 0
+    while not game.is_terminal(state):
+        mover = game.to_move(state)
+        who = f"{mover} to move" if mover is not None else "all roles move at once"
+        console.print(Panel.fit(Text(game.render(state)), title=f"{game.name}: {who}"))
+        joint = []
+        for role in game.roles:
+            if role == human_role:
+                legal = game.legal_moves(state, role)
+                move = (
+                    legal[0] if _is_noop_only(legal) else human.select(game, state, role, Limit())
+                )
+            else:
+                move = opponents[role].select(game, state, role, Limit())
+            joint.append(move)
+        for role, move in zip(game.roles, joint, strict=True):
+            if str(move) != "noop" or len(game.roles) == 1:
+                you = " (you)" if role == human_role else ""
+                console.print(Text(f"{role}{you} plays {move}", style="bold"))
+        state = game.next_state(state, joint)
+        steps += 1
+    return state, steps
+
+
+def show_result(
+    game: Game[Any], state: Hashable, steps: int, human_role: str, console: Console
+) -> None:
+    """The final board and every role's goal."""
+    console.print(Panel.fit(Text(game.render(state)), title=f"{game.name}: game over"))
+    console.print(Text(f"Game over after {steps} moves.", style="bold"))
+    table = Table()
+    table.add_column("role")
+    table.add_column("goal", justify="right")
+    for role, goal in game.goals(state).items():
+        table.add_row(f"{role} (you)" if role == human_role else role, str(goal))
+    console.print(table)
+
+
+@app.command("play")
+def play_command(
+    game_name: Annotated[
+        str, typer.Argument(metavar="GAME", help="A registered game name (see `ggpkit games`).")
+    ],
+    role: Annotated[
+        str | None, typer.Option("--as", help="The role you play (default: the first role).")
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="Seed of the opponents, for a repeatable game.")
+    ] = None,
+    opponent: Annotated[
+        str,
+        typer.Option(help="Agent for the other roles: random, mcts:time=1, alphabeta:depth=4..."),
+    ] = "random",
+    engine: Annotated[
+        str, typer.Option(help="native, or gdl to play a registered game by its GDL rules.")
+    ] = "native",
+) -> None:
+    """Play GAME at the terminal: you take one role, agents the others.
+
+    Type a move as its number in the list, as a GDL term such as (jump b c4 d c4),
+    or in the game's short form (peg: b4-d4). Commands: help, moves, board, quit.
+    GAME may also be the path of a .kif file.
+    """
+    console = Console(highlight=False)
+    game = load_game(game_name, engine)
+    human_role = role if role is not None else game.roles[0]
+    game.role_index(human_role)
+    human = HumanAgent(console=console, show_board=False)
+    opponents: dict[str, Agent] = {}
+    for i, other in enumerate(game.roles):
+        if other != human_role:
+            try:
+                opponents[other] = make_agent(opponent, seed=None if seed is None else seed + i)
+            except SpecError as e:
+                raise typer.BadParameter(e.reason, param_hint="--opponent") from None
+    agents = {human_role: human, **opponents}
+    for r, agent in agents.items():
+        agent.start(game, r)
+    others = ", ".join(f"{r} ({opponents[r].name})" for r in opponents) or "nobody"
+    console.print(Text(f"{game.name}: you play {human_role} against {others}. Type help for help."))
+    try:
+        state, steps = play_match(game, human_role, human, opponents, console)
+    except QuitGame:
+        console.print(Text("You left the game."))
+        return
+    finally:
+        for agent in agents.values():
+            agent.stop()
+    show_result(game, state, steps, human_role, console)
