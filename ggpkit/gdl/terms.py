@@ -128,3 +128,14 @@ def facts_text(facts: frozenset[Term] | set[Term] | list[Term]) -> str:
     """
     items = sorted(str(f) for f in facts)
     return "( " + " ".join(items) + " )" if items else "( )"
+
+
+def split_facts_text(text: str) -> str:
+    """The inside of a :func:`facts_text` string (the facts without the outer parentheses).
+
+    ``parse_terms(split_facts_text("( (cell 1 1 b) (control white) )"))`` reads the facts.
+    """
+    inner = text.strip()
+    if inner.startswith("(") and inner.endswith(")"):
+        inner = inner[1:-1]
+    return inner

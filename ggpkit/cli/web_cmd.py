@@ -1,0 +1,44 @@
+"""``ggpkit web``: serve the web app (play, watch, replay, any GDL game) on this machine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ggpkit.cli.app import app
+
+
+@app.command("web")
+def web_command(
+    port: Annotated[int, typer.Option(help="TCP port to listen on.")] = 8000,
+    host: Annotated[
+        str, typer.Option(help="Address to bind; 127.0.0.1 keeps it on this machine.")
+    ] = "127.0.0.1",
+    db: Annotated[
+        Path | None,
+        typer.Option(help="Match database (SQLite). Default: $GGPKIT_DB or ~/.local/share."),
+    ] = None,
+    games_dir: Annotated[
+        Path | None,
+        typer.Option(
+            help="Folder of .kif files offered on the GDL page (default ../shared/ggp-games)."
+        ),
+    ] = None,
+) -> None:
+    """Serve the web app and print its address; it opens no browser by itself.
+
+    Every game played in the browser is stored step by step in the same SQLite match
+    store as the command line's matches, so a restart loses nothing.
+    """
+    import uvicorn
+
+    from ggpkit.store.sqlite import default_db_path
+    from ggpkit.web.app import create_app
+
+    db_path = db or default_db_path()
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    application = create_app(db_path, games_dir)
+    typer.echo(f"ggpkit web: serving on http://{host}:{port}/  (matches stored in {db_path})")
+    uvicorn.run(application, host=host, port=port, log_level="warning")

@@ -1,0 +1,404 @@
+"""The ggpkit web app: a JSON API over the library, and the pages on top of it.
+
+``create_app(db_path)`` builds a FastAPI app whose state lives in the SQLite match
+store: play sessions are match records written step by step, so a restart loses
+no step. The API is documented by its OpenAPI schema (``/docs``); the front end
+in ``static/`` is plain HTML, CSS and JavaScript modules that call it.
+
+Bad input never crashes the server: game errors, illegal moves, stale versions,
+unknown ids and malformed or oversized rules all become a 4xx with a message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
+
+from ggpkit.agents.specs import make_agent
+from ggpkit.games.api import Game, GameError
+from ggpkit.games.registry import games, load, rules_path
+from ggpkit.gdl.kif import GdlSyntaxError, parse_terms
+from ggpkit.gdl.terms import split_facts_text
+from ggpkit.match.records import MatchRecord, RecordError
+from ggpkit.store.sqlite import MatchStore, StoreError
+from ggpkit.web.board import Layout, board_view, infer_layout, move_cells
+from ggpkit.web.kif_upload import KifRejected, check_kif_text, load_checked_kif
+from ggpkit.web.sessions import HUMAN, Session, SessionError, SessionManager
+
+MAX_KIF_BYTES = 200_000
+STATIC_DIR = Path(str(resources.files("ggpkit.web") / "static"))
+
+
+class NewSession(BaseModel):
+    """Start a game: a registered game (``game``) or an uploaded one (``kif_id``)."""
+
+    game: str | None = None
+    engine: str = "native"
+    kif_id: str | None = None
+    seats: dict[str, str] = Field(default_factory=dict)
+    agent_time: float = Field(default=1.0, gt=0, le=60)
+
+
+class MoveRequest(BaseModel):
+    role: str
+    move: str
+    version: int | None = None
+
+
+class KifText(BaseModel):
+    text: str = Field(max_length=MAX_KIF_BYTES)
+    name: str = "uploaded.kif"
+
+
+class AppState:
+    """Everything the routes share: the store, the sessions, uploaded games, layouts."""
+
+    def __init__(self, db_path: Path, games_dir: Path | None) -> None:
+        self.store = MatchStore(db_path)
+        self.sessions = SessionManager(self.store, make_agent)
+        self.uploaded: dict[str, tuple[str, str]] = {}  # kif_id -> (name, text)
+        self.layouts: dict[str, Layout | None] = {}
+        self.games_dir = games_dir
+
+    def layout_for(self, key: str, game: Game[Any]) -> Layout | None:
+        if key not in self.layouts:
+            self.layouts[key] = infer_layout(game.facts(game.initial_state()))
+        return self.layouts[key]
+
+
+def _game_and_rules(st: AppState, req: NewSession) -> tuple[Game[Any], str]:
+    if req.kif_id is not None:
+        if req.kif_id not in st.uploaded:
+            raise SessionError(f"no uploaded game {req.kif_id!r}; upload the rules again")
+        name, text = st.uploaded[req.kif_id]
+        return load_checked_kif(text, name), text
+    if not req.game:
+        raise SessionError("say which game: 'game' (a registered name) or 'kif_id'")
+    game = load(req.game, engine=req.engine)
+    try:
+        rules = rules_path(req.game).read_text(encoding="utf-8")
+    except (GameError, OSError):
+        rules = ""
+    return game, rules
+
+
+def session_view(st: AppState, session: Session) -> dict[str, Any]:
+    """The JSON a page needs to draw a session and offer the legal clicks."""
+    game, state = session.game, session.state
+    layout = st.layout_for(session.record.game_name + ":" + session.id, game)
+    humans = session.humans_to_move()
+    legal: dict[str, list[dict[str, Any]]] = {}
+    for role in humans:
+        legal[role] = [
+            {"move": str(m), "cells": [list(c) for c in move_cells(layout, m)] if layout else []}
+            for m in game.legal_moves(state, role)
+        ]
+    last_cells: list[list[str]] = []
+    if session.record.moves and layout is not None:
+        for text in session.record.moves[-1]:
+            cells = move_cells(layout, parse_terms(text)[0])
+            if cells:
+                last_cells = [list(c) for c in cells]
+    return {
+        "id": session.id,
+        "game": session.record.game_name,
+        "roles": list(game.roles),
+        "seats": session.seats,
+        "agent_time": session.agent_time,
+        "version": session.version,
+        "finished": session.finished,
+        "goals": game.goals(state),
+        "to_move": session.whose_turn(),
+        "humans_to_move": humans,
+        "board": board_view(layout, game.facts(state)) if layout else None,
+        "facts": sorted(str(f) for f in game.facts(state)),
+        "legal": legal,
+        "moves": session.record.moves,
+        "last_move_cells": last_cells,
+        "can_undo": len(session.states) > 1,
+        "can_redo": bool(session.redo),
+        "hint": session.record.game_name == "peg",
+    }
+
+
+def record_view(record: MatchRecord) -> dict[str, Any]:
+    """A stored match with a board for every state, for the replay page."""
+    states = [parse_terms(split_facts_text(s)) for s in record.states]
+    layout = infer_layout(states[0], [f for s in states[1:] for f in s]) if states else None
+    boards = [board_view(layout, s) if layout else None for s in states]
+    return {
+        "summary": {
+            "id": record.match_id,
+            "game": record.game_name,
+            "roles": record.roles,
+            "players": record.player_names,
+            "goals": record.goal_values,
+            "completed": record.is_completed,
+            "aborted": record.is_aborted,
+            "source": record.source,
+            "start_time": record.start_time,
+        },
+        "moves": record.moves,
+        "errors": record.errors,
+        "states": record.states,
+        "boards": boards,
+    }
+
+
+def create_app(db_path: Path | str, games_dir: Path | str | None = None) -> FastAPI:
+    """The web app over the match store at ``db_path``."""
+    gdir = Path(games_dir) if games_dir else _default_games_dir()
+    holder: dict[str, AppState] = {}
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        holder["st"] = AppState(Path(db_path), gdir)
+        _restore_sessions(holder["st"])
+        yield
+        holder["st"].store.close()
+
+    app = FastAPI(
+        title="ggpkit",
+        summary="Play, watch and replay General Game Playing games.",
+        lifespan=lifespan,
+    )
+
+    def st() -> AppState:
+        return holder["st"]
+
+    @app.exception_handler(GameError)
+    async def _game_error(request: Request, exc: GameError) -> JSONResponse:
+        status = 404 if "no session" in str(exc) or "unknown game" in str(exc) else 400
+        if isinstance(exc, SessionError) and str(exc).startswith("stale"):
+            status = 409
+        return JSONResponse({"error": str(exc)}, status_code=status)
+
+    @app.exception_handler(GdlSyntaxError)
+    async def _syntax_error(request: Request, exc: GdlSyntaxError) -> JSONResponse:
+        return JSONResponse({"error": str(exc)}, status_code=400)
+
+    @app.exception_handler(StoreError)
+    async def _store_error(request: Request, exc: StoreError) -> JSONResponse:
+        return JSONResponse({"error": str(exc)}, status_code=404)
+
+    @app.exception_handler(KifRejected)
+    async def _kif_rejected(request: Request, exc: KifRejected) -> JSONResponse:
+        return JSONResponse({"error": str(exc), "problems": exc.problems}, status_code=422)
+
+    # ---- games and agents --------------------------------------------------------------
+
+    @app.get("/api/games")
+    def list_games() -> list[dict[str, Any]]:
+        """The registered games with their roles."""
+        out = []
+        for name, description in games().items():
+            game = load(name)
+            out.append({"name": name, "description": description, "roles": list(game.roles)})
+        return out
+
+    @app.get("/api/agents")
+    def list_agents() -> list[str]:
+        """Agent specs offered in the seat menus (``human`` is a person at this screen)."""
+        return [HUMAN, "random", "mcts", "alphabeta", "solver"]
+
+    # ---- sessions -------------------------------------------------------------------------
+
+    @app.post("/api/sessions", status_code=201)
+    async def new_session(req: NewSession) -> dict[str, Any]:
+        """Start a game with the given seats (role -> ``human`` or an agent spec)."""
+        game, rules = await run_in_threadpool(_game_and_rules, st(), req)
+        session = await run_in_threadpool(
+            st().sessions.create, game, rules, req.seats, req.agent_time
+        )
+        return session_view(st(), session)
+
+    @app.get("/api/sessions/{session_id}")
+    def get_session(session_id: str) -> dict[str, Any]:
+        return session_view(st(), st().sessions.get(session_id))
+
+    @app.post("/api/sessions/{session_id}/move")
+    async def post_move(session_id: str, req: MoveRequest) -> dict[str, Any]:
+        """A person's move; 400 with the reason when illegal, 409 when the view was stale."""
+        session = st().sessions.get(session_id)
+        await run_in_threadpool(st().sessions.move, session, req.role, req.move, req.version)
+        return session_view(st(), session)
+
+    @app.post("/api/sessions/{session_id}/agent")
+    async def agent_move(session_id: str) -> dict[str, Any]:
+        """Let the agent(s) to move play one step (no-op when a person must move)."""
+        session = st().sessions.get(session_id)
+        await run_in_threadpool(st().sessions.agent_step, session)
+        return session_view(st(), session)
+
+    @app.post("/api/sessions/{session_id}/undo")
+    async def undo(session_id: str) -> dict[str, Any]:
+        session = st().sessions.get(session_id)
+        await run_in_threadpool(st().sessions.undo, session)
+        return session_view(st(), session)
+
+    @app.post("/api/sessions/{session_id}/redo")
+    async def redo(session_id: str) -> dict[str, Any]:
+        session = st().sessions.get(session_id)
+        await run_in_threadpool(st().sessions.redo, session)
+        return session_view(st(), session)
+
+    @app.get("/api/sessions/{session_id}/hint")
+    async def hint(session_id: str) -> dict[str, Any]:
+        """The best move and the best reachable score (peg solitaire's exact solver)."""
+        session = st().sessions.get(session_id)
+        return await run_in_threadpool(_peg_hint, session)
+
+    @app.get("/api/sessions/{session_id}/events")
+    async def events(session_id: str, request: Request) -> StreamingResponse:
+        """Server-sent events: one ``version`` event each time the session changes."""
+        session = st().sessions.get(session_id)
+
+        async def stream() -> AsyncIterator[str]:
+            seen = -1
+            for _ in range(36_000):  # at most an hour per connection
+                if await request.is_disconnected():
+                    break
+                if session.version != seen:
+                    seen = session.version
+                    payload = {"version": seen, "finished": session.finished}
+                    yield f"event: version\ndata: {json.dumps(payload)}\n\n"
+                await asyncio.sleep(0.1)
+
+        return StreamingResponse(stream(), media_type="text/event-stream")
+
+    # ---- stored matches ---------------------------------------------------------------------
+
+    @app.get("/api/matches")
+    def list_matches(
+        game: str | None = None, source: str | None = None, limit: int = 200
+    ) -> list[dict[str, Any]]:
+        """Stored matches, newest first; filter by game and by source."""
+        rows = st().store.matches(game=game, limit=max(1, min(limit, 1000)))
+        return [
+            {
+                "id": m.match_id,
+                "game": m.game_name,
+                "start_time": m.start_time,
+                "steps": m.steps,
+                "players": m.players,
+                "goals": m.goal_values,
+                "completed": m.is_completed,
+                "aborted": m.is_aborted,
+                "source": m.source,
+            }
+            for m in rows
+            if source is None or m.source == source
+        ]
+
+    @app.get("/api/matches/{match_id}")
+    def get_match(match_id: str) -> dict[str, Any]:
+        return record_view(st().store.load(match_id))
+
+    @app.get("/api/matches/{match_id}/json")
+    def download_match(match_id: str) -> Response:
+        """The match as ggp.org match JSON with the rules embedded."""
+        record = st().store.load(match_id)
+        return Response(
+            record.dumps(),
+            media_type="application/json",
+            headers={"Content-Disposition": f'attachment; filename="{record.match_id}.json"'},
+        )
+
+    @app.post("/api/matches/import", status_code=201)
+    async def import_match(request: Request) -> dict[str, Any]:
+        body = await request.body()
+        if len(body) > 5_000_000:
+            raise HTTPException(413, "match JSON larger than 5 MB")
+        try:
+            record = MatchRecord.loads(body.decode("utf-8", errors="replace"))
+        except RecordError as e:
+            raise HTTPException(400, f"not a match record: {e}") from None
+        st().store.save(record)
+        return {"id": record.match_id}
+
+    # ---- GDL upload -----------------------------------------------------------------------
+
+    @app.post("/api/kif/check")
+    async def check_kif(req: KifText) -> dict[str, Any]:
+        """Check rules: problems as ``line:col: severity: message`` (200 even when invalid)."""
+        problems = await run_in_threadpool(check_kif_text, req.text, req.name)
+        return {"ok": not any(p["severity"] == "error" for p in problems), "problems": problems}
+
+    @app.post("/api/kif/games", status_code=201)
+    async def upload_kif(req: KifText) -> dict[str, Any]:
+        """Check and load uploaded rules (time-limited); the id starts sessions of it."""
+        game = await run_in_threadpool(load_checked_kif, req.text, req.name)
+        kif_id = f"kif-{len(st().uploaded) + 1}"
+        st().uploaded[kif_id] = (req.name, req.text)
+        return {"kif_id": kif_id, "name": game.name, "roles": list(game.roles)}
+
+    @app.get("/api/kif/public")
+    def public_games() -> list[str]:
+        """The public GDL games of the configured folder (empty when there is none)."""
+        gdir = st().games_dir
+        if gdir is None or not gdir.is_dir():
+            return []
+        return sorted(p.name for p in gdir.glob("*.kif"))
+
+    @app.get("/api/kif/public/{name}")
+    def public_game_text(name: str) -> dict[str, str]:
+        gdir = st().games_dir
+        if gdir is None or "/" in name or "\\" in name or not name.endswith(".kif"):
+            raise HTTPException(404, f"no public game {name!r}")
+        path = gdir / name
+        if not path.is_file():
+            raise HTTPException(404, f"no public game {name!r}")
+        return {"name": name, "text": path.read_text(encoding="utf-8", errors="replace")}
+
+    # ---- pages ------------------------------------------------------------------------------
+
+    @app.get("/", include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(STATIC_DIR / "index.html")
+
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    return app
+
+
+def _peg_hint(session: Session) -> dict[str, Any]:
+    if session.record.game_name != "peg":
+        raise SessionError("hints are offered for peg solitaire only")
+    answer = _peg_solver().solve(session.game, session.state)
+    best = answer.best_moves[0] if answer.best_moves else None
+    return {"move": None if best is None else str(best), "score": answer.value}
+
+
+@cache
+def _peg_solver() -> Any:
+    """One exact peg solver per server; its table of solved positions is kept between hints."""
+    from ggpkit.agents.solvers.peg_solver import PegSolver
+
+    return PegSolver()
+
+
+def _restore_sessions(st: AppState) -> None:
+    """Rebuild the unfinished web sessions from the store after a restart."""
+    from ggpkit.web.restore import restore_sessions
+
+    restore_sessions(st.store, st.sessions, st.uploaded)
+
+
+def _default_games_dir() -> Path | None:
+    env = os.environ.get("GGPKIT_GAMES_DIR")
+    if env:
+        return Path(env)
+    candidate = Path.cwd().parent / "shared" / "ggp-games"
+    return candidate if candidate.is_dir() else None

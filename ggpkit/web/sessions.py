@@ -1,0 +1,254 @@
+"""Play sessions of the web app: a game in progress, its seats, history and undo stack.
+
+A session is a match record that grows as people click and agents think. Every
+step goes to the match store as it happens (the same SQLite store as the CLI's
+matches), so a restarted server finds its sessions again: :meth:`SessionManager.restore`
+replays the stored moves. Undo shortens the record and rewrites it; redo replays a
+move that undo took back.
+
+Thread-safety: the web app calls these methods from worker threads (agents think
+there); each session has its own lock, and ``version`` grows with every change so
+that clients can detect a stale view.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ggpkit.agents.base import Agent, Limit
+from ggpkit.games.api import Game, GameError, IllegalMoveError
+from ggpkit.gdl.terms import Term, facts_text
+from ggpkit.match.records import MatchRecord, new_match_id
+
+HUMAN = "human"
+
+
+class SessionError(GameError):
+    """A request that does not fit the session (unknown id, stale version, not your turn)."""
+
+
+class SessionStore(Protocol):
+    """What sessions need of the match store (the SQLite store implements it)."""
+
+    def match_started(self, record: MatchRecord) -> None: ...
+    def step_played(self, record: MatchRecord) -> None: ...
+    def match_ended(self, record: MatchRecord) -> None: ...
+    def save(self, record: MatchRecord) -> None: ...
+
+
+@dataclass
+class Session:
+    """One game being played or watched in the browser."""
+
+    id: str
+    game: Game[Any]
+    seats: dict[str, str]
+    """Role -> ``"human"`` or an agent spec (``"mcts:time=1"``)."""
+    agent_time: float
+    record: MatchRecord
+    states: list[Hashable]
+    agents: dict[str, Agent] = field(default_factory=dict)
+    redo: list[list[str]] = field(default_factory=list)
+    version: int = 0
+    lock: threading.RLock = field(default_factory=threading.RLock)
+
+    @property
+    def state(self) -> Hashable:
+        return self.states[-1]
+
+    @property
+    def finished(self) -> bool:
+        return self.game.is_terminal(self.state)
+
+    def whose_turn(self) -> list[str]:
+        """Roles that have a real choice now (one in a turn-taking game)."""
+        if self.finished:
+            return []
+        mover = self.game.to_move(self.state)
+        if mover is not None:
+            return [mover]
+        return [r for r in self.game.roles if len(self.game.legal_moves(self.state, r)) > 1]
+
+    def humans_to_move(self) -> list[str]:
+        return [r for r in self.whose_turn() if self.seats[r] == HUMAN]
+
+
+AgentFactory = Callable[[str, int | None], Agent]
+
+
+class SessionManager:
+    """Creates, finds, advances and persists sessions."""
+
+    def __init__(self, store: SessionStore, make_agent: AgentFactory) -> None:
+        self._store = store
+        self._make_agent = make_agent
+        self._sessions: dict[str, Session] = {}
+        self._lock = threading.Lock()
+
+    # ---- creation and lookup -------------------------------------------------------------
+
+    def create(
+        self, game: Game[Any], rules: str, seats: dict[str, str], agent_time: float = 1.0
+    ) -> Session:
+        """A new session of ``game``; every role gets a seat (missing ones: human)."""
+        for role in seats:
+            game.role_index(role)
+        full = {r: seats.get(r, HUMAN) for r in game.roles}
+        for spec in full.values():
+            if spec != HUMAN:
+                self._make_agent(spec, None)  # fail early on a bad spec
+        state = game.initial_state()
+        record = MatchRecord(
+            match_id=new_match_id(game.name),
+            game_name=game.name,
+            rules=rules,
+            roles=list(game.roles),
+            start_clock=0.0,
+            play_clock=agent_time,
+            player_names=[full[r] for r in game.roles],
+            is_human=[full[r] == HUMAN for r in game.roles],
+            source="web",
+        )
+        record.add_state(facts_text(game.facts(state)))
+        session = Session(record.match_id, game, full, agent_time, record, [state])
+        self._start_agents(session)
+        self._store.match_started(record)
+        self._finish_if_over(session)
+        with self._lock:
+            self._sessions[session.id] = session
+        return session
+
+    def adopt(self, session: Session) -> None:
+        """Register a session rebuilt from the store."""
+        self._start_agents(session)
+        with self._lock:
+            self._sessions[session.id] = session
+
+    def get(self, session_id: str) -> Session:
+        with self._lock:
+            session = self._sessions.get(session_id)
+        if session is None:
+            raise SessionError(f"no session {session_id!r}")
+        return session
+
+    def _start_agents(self, session: Session) -> None:
+        for role, spec in session.seats.items():
+            if spec != HUMAN:
+                agent = self._make_agent(spec, None)
+                agent.start(session.game, role)
+                session.agents[role] = agent
+
+    # ---- moves ----------------------------------------------------------------------------
+
+    def move(
+        self, session: Session, role: str, move: str | Term, version: int | None = None
+    ) -> None:
+        """A person's move for ``role``; the other roles play their only move.
+
+        ``version`` (the version the client saw) guards against stale clicks.
+        """
+        with session.lock:
+            if version is not None and version != session.version:
+                raise SessionError(
+                    f"stale state: the game has moved on (version {session.version}, "
+                    f"you saw {version}); reload"
+                )
+            if session.finished:
+                raise IllegalMoveError(move, role, "the game is over")
+            if session.seats.get(role) != HUMAN:
+                session.game.role_index(role)
+                raise IllegalMoveError(move, role, f"{role} is played by {session.seats[role]}")
+            game, state = session.game, session.state
+            chosen = game.check_move(state, role, move)
+            joint: list[Term] = []
+            for r in game.roles:
+                if r == role:
+                    joint.append(chosen)
+                    continue
+                legal = game.legal_moves(state, r)
+                if len(legal) != 1:
+                    raise IllegalMoveError(
+                        move,
+                        role,
+                        f"{r} also chooses a move now; simultaneous play is not "
+                        "supported with one human seat in the browser",
+                    )
+                joint.append(legal[0])
+            self._apply(session, joint)
+            session.redo.clear()
+
+    def agent_step(self, session: Session) -> bool:
+        """Let the agents whose turn it is move once; False when a human must move or it ended."""
+        with session.lock:
+            if session.finished:
+                return False
+            movers = session.whose_turn()
+            if not movers or any(session.seats[r] == HUMAN for r in movers):
+                return False
+            game, state = session.game, session.state
+            joint: list[Term] = []
+            for role in game.roles:
+                legal = game.legal_moves(state, role)
+                if role in movers:
+                    agent = session.agents[role]
+                    choice = agent.select(game, state, role, Limit(time=session.agent_time))
+                    joint.append(choice if choice in legal else legal[0])
+                else:
+                    joint.append(legal[0])
+            self._apply(session, joint)
+            session.redo.clear()
+            return True
+
+    def _apply(self, session: Session, joint: list[Term]) -> None:
+        state = session.game.next_state(session.state, joint)
+        session.states.append(state)
+        session.record.add_step(
+            [str(m) for m in joint],
+            ["" for _ in joint],
+            facts_text(session.game.facts(state)),
+        )
+        session.version += 1
+        self._store.step_played(session.record)
+        self._finish_if_over(session)
+
+    def _finish_if_over(self, session: Session) -> None:
+        if session.finished:
+            goals = session.game.goals(session.state)
+            session.record.finish([goals[r] for r in session.game.roles])
+            self._store.match_ended(session.record)
+
+    # ---- undo / redo ----------------------------------------------------------------------
+
+    def undo(self, session: Session) -> None:
+        """Take back the last joint move, and the agents' moves before it, back to a human turn."""
+        with session.lock:
+            if len(session.states) == 1:
+                raise SessionError("nothing to undo: this is the start of the game")
+            while len(session.states) > 1:
+                session.redo.append(session.record.moves[-1])
+                session.states.pop()
+                rec = session.record
+                rec.moves.pop()
+                rec.errors.pop()
+                rec.states.pop()
+                rec.state_times.pop()
+                if session.humans_to_move():
+                    break
+            session.record.goal_values = None
+            session.record.is_completed = False
+            session.version += 1
+            self._store.save(session.record)
+
+    def redo(self, session: Session) -> None:
+        """Replay the joint move that the last undo took back."""
+        with session.lock:
+            if not session.redo:
+                raise SessionError("nothing to redo")
+            joint = session.redo.pop()
+            saved = session.redo
+            session.redo = []
+            self._apply(session, [session.game.parse_move(m) for m in joint])
+            session.redo = saved
