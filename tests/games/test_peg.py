@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import numpy as np
@@ -347,8 +348,12 @@ def test_gdl_twin_rules_file_is_shipped() -> None:
 _SHARED_GAMES = Path(__file__).resolve().parents[2] / ".." / "shared" / "ggp-games"
 
 
-def _gdl_peg(source: str) -> Game[object]:
-    """The GDL twin (``"twin"``) or the public ggp.org file (``"public"``) on the prover."""
+def _gdl_peg(source: str, reasoner: str) -> Game[object]:
+    """The GDL twin (``"twin"``) or the public ggp.org file (``"public"``) on a GDL reasoner.
+
+    ``reasoner`` is ``"auto"`` (the fast propnet when it can run the game) or
+    ``"prover"`` (the slow reference prover, the oracle).
+    """
     gdl_game = pytest.importorskip("ggpkit.games.gdl_game")
     if source == "twin":
         path = rules_path("peg")
@@ -356,7 +361,7 @@ def _gdl_peg(source: str) -> Game[object]:
         path = _SHARED_GAMES / "peg.kif"
         if not path.is_file():
             pytest.skip("../shared/ggp-games is absent")
-    game: Game[object] = gdl_game.load_kif_file(path, reasoner="prover")
+    game: Game[object] = gdl_game.load_kif_file(path, reasoner=reasoner)
     return game
 
 
@@ -368,9 +373,11 @@ def _same_position(gdl: Game[object], gs: object, ns: PegState) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("source", ["twin", "public"])
-def test_perft_equals_gdl_to_depth_4(source: str) -> None:
-    gdl = _gdl_peg(source)
+@pytest.mark.parametrize(
+    ("source", "reasoner"), [("twin", "auto"), ("twin", "prover"), ("public", "auto")]
+)
+def test_perft_equals_gdl_to_depth_4(source: str, reasoner: str) -> None:
+    gdl = _gdl_peg(source, reasoner)
     frontier = [(gdl.initial_state(), START)]
     for depth in range(1, 5):
         nxt = []
@@ -385,10 +392,13 @@ def test_perft_equals_gdl_to_depth_4(source: str) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("source", "games"), [("twin", 40), ("public", 20)])
-def test_random_playouts_equal_gdl(source: str, games: int) -> None:
-    """Legal sets, facts, terminal and goals equal at every step (few games: the prover is slow)."""
-    gdl = _gdl_peg(source)
+@pytest.mark.parametrize(
+    ("source", "reasoner", "games"),
+    [("twin", "auto", 300), ("public", "auto", 100), ("twin", "prover", 10)],
+)
+def test_random_playouts_equal_gdl(source: str, reasoner: str, games: int) -> None:
+    """Legal sets, facts, terminal and goals equal at every step of random games."""
+    gdl = _gdl_peg(source, reasoner)
     rng = random.Random(2026)
     for _ in range(games):
         gs, ns = gdl.initial_state(), START
@@ -398,3 +408,35 @@ def test_random_playouts_equal_gdl(source: str, games: int) -> None:
                 break
             move = rng.choice(GAME.legal_moves(ns, "jumper"))
             gs, ns = gdl.next_state(gs, [move]), GAME.play(ns, move)
+
+
+_INIT_RE = re.compile(r"\(init\s+\((?:hole|pegs)[^()]*\)\)", re.IGNORECASE)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("source", ["twin", "public"])
+def test_goal_edge_cases_equal_gdl(source: str) -> None:
+    """Hand-built positions become the ``init`` of the GDL rules, then both engines score them."""
+    gdl_game = pytest.importorskip("ggpkit.games.gdl_game")
+    path = rules_path("peg") if source == "twin" else _SHARED_GAMES / "peg.kif"
+    if not path.is_file():
+        pytest.skip("../shared/ggp-games is absent")
+    text, removed = _INIT_RE.subn("", path.read_text())
+    assert removed == 34
+    positions = [
+        ["d c4"],  # 100
+        ["a c3"],  # 99
+        ["d c1", "d c2"],  # 90, not terminal
+        _far_apart(2),  # 90
+        _far_apart(10),  # 10
+        _far_apart(11),  # 0
+    ]
+    for holes in positions:
+        ns = PegGame.from_holes(holes)
+        init = "\n".join(f"(init {f})" for f in sorted(map(str, GAME.facts(ns))))
+        gdl = gdl_game.load_kif_text(text + "\n" + init, "peg.kif", reasoner="prover")
+        gs = gdl.initial_state()
+        _same_position(gdl, gs, ns)
+        if not GAME.is_terminal(ns):
+            move = GAME.legal_moves(ns, "jumper")[0]
+            _same_position(gdl, gdl.next_state(gs, [move]), GAME.play(ns, move))
