@@ -1,0 +1,172 @@
+"""The web app's JSON API through the ASGI test client."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from ggpkit.web.app import create_app
+
+TINY_GAME = """
+; a two-cell race: each turn the mover marks a cell; the first to mark cell 2 wins
+(role left) (role right)
+(init (control left))
+(<= (legal ?r (mark ?c)) (true (control ?r)) (cellname ?c) (not (true (marked ?c))))
+(<= (legal left noop) (true (control right)))
+(<= (legal right noop) (true (control left)))
+(cellname 1) (cellname 2)
+(<= (next (marked ?c)) (does ?r (mark ?c)))
+(<= (next (marked ?c)) (true (marked ?c)))
+(<= (next (owner ?r ?c)) (does ?r (mark ?c)))
+(<= (next (owner ?r ?c)) (true (owner ?r ?c)))
+(<= (next (control right)) (true (control left)))
+(<= (next (control left)) (true (control right)))
+(<= terminal (true (marked 2)))
+(<= (goal ?r 100) (role ?r) (true (owner ?r 2)))
+(<= (goal ?r 0) (role ?r) (not (true (owner ?r 2))))
+"""
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with TestClient(create_app(tmp_path / "web.sqlite3", games_dir=tmp_path)) as c:
+        yield c
+
+
+def _new(client: TestClient, game: str, seats: dict[str, str]) -> dict[str, Any]:
+    r = client.post("/api/sessions", json={"game": game, "seats": seats, "agent_time": 0.1})
+    assert r.status_code == 201, r.text
+    body: dict[str, Any] = r.json()
+    return body
+
+
+def test_games_are_listed_with_roles(client: TestClient) -> None:
+    names = {g["name"]: g["roles"] for g in client.get("/api/games").json()}
+    assert names["breakthrough-holes"] == ["white", "black"]
+    assert names["peg"] == ["jumper"]
+
+
+def test_illegal_move_is_a_400_with_the_reason_and_changes_nothing(client: TestClient) -> None:
+    s = _new(client, "breakthrough-holes", {"white": "human", "black": "random"})
+    r = client.post(
+        f"/api/sessions/{s['id']}/move", json={"role": "white", "move": "(move 1 1 1 2)"}
+    )
+    assert r.status_code == 400
+    assert "(move 1 1 1 2)" in r.json()["error"]
+    after = client.get(f"/api/sessions/{s['id']}").json()
+    assert after["version"] == 0 and after["moves"] == []
+
+
+def test_stale_version_is_a_409(client: TestClient) -> None:
+    s = _new(client, "breakthrough-holes", {"white": "human", "black": "human"})
+    move = s["legal"]["white"][0]["move"]
+    ok = client.post(
+        f"/api/sessions/{s['id']}/move", json={"role": "white", "move": move, "version": 0}
+    )
+    assert ok.status_code == 200
+    stale = client.post(
+        f"/api/sessions/{s['id']}/move",
+        json={"role": "black", "move": ok.json()["legal"]["black"][0]["move"], "version": 0},
+    )
+    assert stale.status_code == 409
+
+
+def test_unknown_ids_and_games_are_404(client: TestClient) -> None:
+    assert client.get("/api/sessions/nope").status_code == 404
+    assert client.post("/api/sessions", json={"game": "chess"}).status_code == 404
+    assert client.get("/api/matches/nope").status_code == 404
+
+
+def test_board_cells_and_move_clicks_are_inferred(client: TestClient) -> None:
+    s = _new(client, "breakthrough-holes", {"white": "human", "black": "random"})
+    board = s["board"]
+    assert len(board["cells"]) == 36
+    holes = {(c["col"], c["row"]) for c in board["cells"] if c["content"] == "hole"}
+    whites = [c for c in board["cells"] if c["content"] == "white"]
+    assert len(whites) == 12
+    assert holes in (set(), {("2", "3"), ("3", "4"), ("4", "3"), ("5", "4")})
+    for m in s["legal"]["white"]:
+        assert len(m["cells"]) == 2
+
+
+def test_agent_replies_and_undo_returns_to_the_human_turn(client: TestClient) -> None:
+    s = _new(client, "breakthrough-holes", {"white": "human", "black": "random"})
+    move = s["legal"]["white"][0]["move"]
+    after = client.post(f"/api/sessions/{s['id']}/move", json={"role": "white", "move": move})
+    assert after.json()["to_move"] == ["black"]
+    replied = client.post(f"/api/sessions/{s['id']}/agent").json()
+    assert len(replied["moves"]) == 2 and replied["humans_to_move"] == ["white"]
+    undone = client.post(f"/api/sessions/{s['id']}/undo").json()
+    assert undone["moves"] == [] and undone["can_redo"]
+    redone = client.post(f"/api/sessions/{s['id']}/redo").json()
+    assert redone["moves"][0][0] == move
+
+
+def test_peg_hint_gives_a_legal_best_move_and_score(client: TestClient) -> None:
+    s = _new(client, "peg", {})
+    hint = client.get(f"/api/sessions/{s['id']}/hint").json()
+    assert hint["score"] == 100
+    assert hint["move"] in [m["move"] for m in s["legal"]["jumper"]]
+
+
+def test_finished_game_is_stored_and_downloadable(client: TestClient) -> None:
+    s = _new(client, "breakthrough-holes", {"white": "random", "black": "random"})
+    view = s
+    for _ in range(200):
+        if view["finished"]:
+            break
+        view = client.post(f"/api/sessions/{s['id']}/agent").json()
+    assert view["finished"]
+    assert sorted(view["goals"].values()) == [0, 100]
+    listed = client.get("/api/matches", params={"source": "web"}).json()
+    assert any(m["id"] == s["id"] and m["completed"] for m in listed)
+    replay = client.get(f"/api/matches/{s['id']}").json()
+    assert len(replay["boards"]) == len(view["moves"]) + 1
+    doc = client.get(f"/api/matches/{s['id']}/json").json()
+    assert doc["matchId"] == s["id"] and doc["goalValues"] == [
+        view["goals"]["white"],
+        view["goals"]["black"],
+    ]
+    assert "gameRulesheet" in doc
+
+
+def test_kif_check_reports_line_and_column(client: TestClient) -> None:
+    r = client.post("/api/kif/check", json={"text": "(role a)\n(init (cell 1", "name": "x.kif"})
+    body = r.json()
+    assert r.status_code == 200 and not body["ok"]
+    assert body["problems"][0]["line"] == 2
+
+
+def test_oversized_kif_is_rejected(client: TestClient) -> None:
+    r = client.post("/api/kif/check", json={"text": "(role a)" * 40_000})
+    assert r.status_code == 422
+
+
+def test_uploaded_game_is_played_to_the_end(client: TestClient) -> None:
+    up = client.post("/api/kif/games", json={"text": TINY_GAME, "name": "race.kif"})
+    assert up.status_code == 201, up.text
+    s = client.post(
+        "/api/sessions",
+        json={"kif_id": up.json()["kif_id"], "seats": {"left": "human", "right": "human"}},
+    ).json()
+    moves = [m["move"] for m in s["legal"]["left"]]
+    assert sorted(moves) == ["(mark 1)", "(mark 2)"]
+    done = client.post(
+        f"/api/sessions/{s['id']}/move", json={"role": "left", "move": "(mark 2)"}
+    ).json()
+    assert done["finished"] and done["goals"] == {"left": 100, "right": 0}
+
+
+def test_sessions_survive_a_restart(tmp_path: Path) -> None:
+    db = tmp_path / "restart.sqlite3"
+    with TestClient(create_app(db)) as c:
+        s = _new(c, "breakthrough-holes", {"white": "human", "black": "human"})
+        move = s["legal"]["white"][0]["move"]
+        c.post(f"/api/sessions/{s['id']}/move", json={"role": "white", "move": move})
+    with TestClient(create_app(db)) as c:
+        again = c.get(f"/api/sessions/{s['id']}").json()
+        assert again["moves"][0][0] == move and again["humans_to_move"] == ["black"]
