@@ -92,7 +92,7 @@ class HumanAgent(Agent):
             if command in ("quit", "exit", "q"):
                 raise QuitGame()
             if command in ("help", "?", "h"):
-                self.console.print(Text(self.help_text(game)))
+                self.console.print(Text(self.help_text(game)), soft_wrap=True)
                 continue
             if command in ("moves", "m"):
                 self.print_moves(game, legal)

@@ -74,7 +74,7 @@ def play_match(
         for role, move in zip(game.roles, joint, strict=True):
             if str(move) != "noop" or len(game.roles) == 1:
                 you = " (you)" if role == human_role else ""
-                console.print(Text(f"{role}{you} plays {move}", style="bold"))
+                console.print(Text(f"{role}{you} plays {move}", style="bold"), soft_wrap=True)
         state = game.next_state(state, joint)
         steps += 1
     return state, steps
@@ -96,8 +96,11 @@ def show_result(
 
 @app.command("play")
 def play_command(
-    game_name: Annotated[
-        str, typer.Argument(metavar="GAME", help="A registered game name (see `ggpkit games`).")
+    game: Annotated[
+        str,
+        typer.Argument(
+            metavar="GAME", help="A registered game name (see `ggpkit games`), or a .kif file."
+        ),
     ],
     role: Annotated[
         str | None, typer.Option("--as", help="The role you play (default: the first role).")
@@ -120,12 +123,12 @@ def play_command(
     GAME may also be the path of a .kif file.
     """
     console = Console(highlight=False)
-    game = load_game(game_name, engine)
-    human_role = role if role is not None else game.roles[0]
-    game.role_index(human_role)
+    loaded = load_game(game, engine)
+    human_role = role if role is not None else loaded.roles[0]
+    loaded.role_index(human_role)
     human = HumanAgent(console=console, show_board=False)
     opponents: dict[str, Agent] = {}
-    for i, other in enumerate(game.roles):
+    for i, other in enumerate(loaded.roles):
         if other != human_role:
             try:
                 opponents[other] = make_agent(opponent, seed=None if seed is None else seed + i)
@@ -133,15 +136,16 @@ def play_command(
                 raise typer.BadParameter(e.reason, param_hint="--opponent") from None
     agents = {human_role: human, **opponents}
     for r, agent in agents.items():
-        agent.start(game, r)
+        agent.start(loaded, r)
     others = ", ".join(f"{r} ({opponents[r].name})" for r in opponents) or "nobody"
-    console.print(Text(f"{game.name}: you play {human_role} against {others}. Type help for help."))
+    intro = f"{loaded.name}: you play {human_role} against {others}. Type help for help."
+    console.print(Text(intro), soft_wrap=True)
     try:
-        state, steps = play_match(game, human_role, human, opponents, console)
+        state, steps = play_match(loaded, human_role, human, opponents, console)
     except QuitGame:
         console.print(Text("You left the game."))
         return
     finally:
         for agent in agents.values():
             agent.stop()
-    show_result(game, state, steps, human_role, console)
+    show_result(loaded, state, steps, human_role, console)
