@@ -27,8 +27,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from llvmlite import ir  # type: ignore[import-untyped]
+from llvmlite import binding as llvm  # type: ignore[import-untyped]
+from llvmlite import ir
 from numba import njit, types
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 U = np.uint64
@@ -71,10 +73,56 @@ def _ctpop_typer(typingctx: Any, x: Any) -> Any:
 _ctpop: Any = intrinsic(_ctpop_typer)
 
 
+def _pdep_typer(typingctx: Any, x: Any, mask: Any) -> Any:
+    """x86 BMI2 ``pdep``: deposit the low bits of x at the set bits of mask."""
+    sig = types.uint64(types.uint64, types.uint64)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        i64 = ir.IntType(64)
+        fnty = ir.FunctionType(i64, [i64, i64])
+        fn = cgutils.get_or_insert_function(  # type: ignore[no-untyped-call]
+            builder.module, fnty, "llvm.x86.bmi.pdep.64"
+        )
+        return builder.call(fn, args)
+
+    return sig, codegen
+
+
+_pdep: Any = intrinsic(_pdep_typer)
+
+
+def _fast_pdep() -> bool:
+    """True on x86 CPUs with BMI2 where pdep is one fast instruction (not AMD before Zen 3)."""
+    try:
+        name = str(llvm.get_host_cpu_name())
+        has_bmi2 = bool(llvm.get_host_cpu_features().get("bmi2", False))
+    except Exception:  # no host information: take the portable path
+        return False
+    return has_bmi2 and name not in ("znver1", "znver2") and not name.startswith("bdver")
+
+
 @njit(cache=True)
 def popcount(b: np.uint64) -> int:
     """Number of set bits."""
     return int(np.int64(_ctpop(U(b))))
+
+
+@njit(cache=True)
+def nth_bit_loop(b: np.uint64, r: int) -> np.uint64:
+    """The ``r``-th lowest set bit of ``b`` (r counts from 0), clearing the lower ones first."""
+    for _ in range(r):
+        b &= b - ONE
+    return b & (~b + ONE)
+
+
+@njit(cache=True)
+def nth_bit_pdep(b: np.uint64, r: int) -> np.uint64:
+    """:func:`nth_bit_loop` in one ``pdep`` instruction (x86 BMI2 only)."""
+    return U(_pdep(ONE << U(r), b))
+
+
+nth_bit = nth_bit_pdep if _fast_pdep() else nth_bit_loop
+"""The selector the playout kernel uses, chosen once for the host CPU (numba's cache is per CPU)."""
 
 
 @njit(cache=True)
@@ -233,9 +281,7 @@ def _random_playout(
             b = right
             kind = 2
             r -= c0 + c1
-        for _ in range(r):
-            b &= b - ONE
-        dst = b & (~b + ONE)
+        dst = nth_bit(b, r)
         src = source_of(dst, kind, control)
         white, black, control = apply_move(white, black, control, src, dst)
         steps += 1
