@@ -29,6 +29,24 @@ class Limit:
     playouts: int | None = None
     depth: int | None = None
 
+    def stricter(self, other: Limit) -> Limit:
+        """Both limits at once: per kind, the smaller bound where both set one.
+
+        Agents made from a spec (``mcts:time=2``) have their own limit; the caller's
+        limit (a match clock) must still hold, so the two combine this way.
+        """
+
+        def pick(a: float | None, b: float | None) -> float | None:
+            return b if a is None else a if b is None else min(a, b)
+
+        playouts = pick(self.playouts, other.playouts)
+        depth = pick(self.depth, other.depth)
+        return Limit(
+            time=pick(self.time, other.time),
+            playouts=None if playouts is None else int(playouts),
+            depth=None if depth is None else int(depth),
+        )
+
 
 class Agent(ABC):
     """Chooses moves. Subclasses implement :meth:`select`; the rest is optional."""

@@ -13,11 +13,16 @@ from ggpkit.cli.app import app
 
 # Command modules, imported for their side effect of registering commands on ``app``.
 _COMMAND_MODULES = [
+    "ggpkit.cli.arena_cmd",
     "ggpkit.cli.games_cmd",
     "ggpkit.cli.perftest_cmd",
     "ggpkit.cli.perft_cmd",
     "ggpkit.cli.bench_cmd",
     "ggpkit.cli.play_cmd",
+    "ggpkit.cli.web_cmd",
+    "ggpkit.cli.match_cmd",
+    "ggpkit.cli.matches_cmd",
+    "ggpkit.cli.player_cmd",
 ]
 
 

@@ -1,0 +1,320 @@
+"""The arena: many matches between agent specs, roles rotated fairly, played in parallel.
+
+Match ``i`` gives role ``j`` to agent ``(i + j) mod n``, so over a multiple of ``n``
+matches every agent plays every role equally often (first-move advantage cancels).
+Each match builds fresh agents from their specs with seeds derived from the run's
+seed, the match index and the role, so a run is reproducible given its seed (up to
+the wall clock: time-limited agents search as far as the machine lets them).
+
+Matches run in worker processes (``jobs``); each worker loads the game itself by
+name (or receives the game object, for unregistered games), plays the match, and
+returns a :class:`MatchRecord` with the moves, states and goals. The parent calls
+``on_match_done(record)`` for each finished match as it arrives: the hook through
+which a match store (written elsewhere) can keep every game played.
+
+Scoring: an agent *wins* a match when its goal is strictly the highest of all roles,
+*draws* when it shares the highest goal, and *loses* otherwise. The 95% confidence
+interval of an agent's mean goal uses Student's t.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import random
+import time
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ggpkit.agents.base import Limit
+from ggpkit.agents.specs import SpecError, make_agent, parse_spec
+from ggpkit.games.api import Game, GameError
+from ggpkit.games.registry import load
+
+MAX_STEPS = 10_000
+"""A match longer than this is stopped as broken (every GGP game is finite)."""
+
+
+class ArenaError(GameError):
+    """An arena run that cannot go on: a bad spec, an agent error, an illegal move."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRecord:
+    """One finished match, as handed to ``on_match_done``.
+
+    ``agents[j]`` is the spec that played ``roles[j]``; ``moves[k]`` is the k-th joint
+    move (role order, canonical text); ``states`` are the game's own state objects
+    from the initial one to the terminal one (``game.facts(state)`` gives their facts).
+    """
+
+    index: int
+    game: str
+    roles: tuple[str, ...]
+    agents: tuple[str, ...]
+    seed: int
+    moves: tuple[tuple[str, ...], ...]
+    states: tuple[Hashable, ...]
+    goals: dict[str, int]
+    seconds: float
+    think_seconds: dict[str, float] = field(default_factory=dict)
+    """Total time each role's agent spent choosing moves."""
+
+
+@dataclass(frozen=True, slots=True)
+class AgentStats:
+    """One agent's results over a run."""
+
+    slot: int
+    spec: str
+    matches: int
+    mean_goal: float
+    ci95: float
+    """Half-width of the 95% confidence interval of ``mean_goal``."""
+    wins: int
+    draws: int
+    losses: int
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaResult:
+    """The outcome of an arena run."""
+
+    game: str
+    specs: tuple[str, ...]
+    matches: int
+    seed: int
+    time: float | None
+    stats: tuple[AgentStats, ...]
+    mean_length: float
+    seconds: float
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data for ``--json``."""
+        return {
+            "game": self.game,
+            "agents": list(self.specs),
+            "matches": self.matches,
+            "seed": self.seed,
+            "time": self.time,
+            "mean_length": self.mean_length,
+            "seconds": round(self.seconds, 3),
+            "results": [
+                {
+                    "agent": s.spec,
+                    "slot": s.slot,
+                    "matches": s.matches,
+                    "mean_goal": s.mean_goal,
+                    "ci95": s.ci95,
+                    "wins": s.wins,
+                    "draws": s.draws,
+                    "losses": s.losses,
+                }
+                for s in self.stats
+            ],
+        }
+
+
+def derive_seed(seed: int, *parts: int) -> int:
+    """A 63-bit seed from the run seed and indices, the same in every process."""
+    return random.Random(":".join(str(p) for p in (seed, *parts))).getrandbits(63)
+
+
+def assignment(match_index: int, n: int) -> list[int]:
+    """Agent slot playing each role in match ``match_index`` (rotation)."""
+    return [(match_index + j) % n for j in range(n)]
+
+
+def play_match(
+    game: Game[Any],
+    specs: Sequence[str],
+    index: int,
+    seed: int,
+    limit: Limit,
+) -> MatchRecord:
+    """Play match ``index``: fresh agents from ``specs`` in rotated roles; checks every move."""
+    n = len(game.roles)
+    slots = assignment(index, n)
+    agents = [make_agent(specs[s], seed=derive_seed(seed, index, j)) for j, s in enumerate(slots)]
+    started = time.perf_counter()
+    think = dict.fromkeys(game.roles, 0.0)
+    for agent, role in zip(agents, game.roles, strict=True):
+        agent.start(game, role)
+    state = game.initial_state()
+    states: list[Hashable] = [state]
+    moves: list[tuple[str, ...]] = []
+    try:
+        while not game.is_terminal(state):
+            if len(moves) >= MAX_STEPS:
+                raise ArenaError(f"{game.name}: match {index} passed {MAX_STEPS} moves")
+            joint = []
+            for agent, role in zip(agents, game.roles, strict=True):
+                legal = game.legal_moves(state, role)
+                if len(legal) == 1:
+                    joint.append(legal[0])
+                    continue
+                t0 = time.perf_counter()
+                move = agent.select(game, state, role, limit)
+                think[role] += time.perf_counter() - t0
+                if move not in legal:
+                    reason = game.why_illegal(state, role, move)
+                    raise ArenaError(
+                        f"{agent.name} as {role} in match {index} chose illegal move {move}: "
+                        f"{reason}"
+                    )
+                joint.append(move)
+            moves.append(tuple(str(m) for m in joint))
+            state = game.next_state(state, joint)
+            states.append(state)
+    finally:
+        for agent in agents:
+            agent.stop()
+    return MatchRecord(
+        index=index,
+        game=game.name,
+        roles=tuple(game.roles),
+        agents=tuple(specs[s] for s in slots),
+        seed=seed,
+        moves=tuple(moves),
+        states=tuple(states),
+        goals=game.goals(state),
+        seconds=time.perf_counter() - started,
+        think_seconds=think,
+    )
+
+
+# ---- workers ----------------------------------------------------------------------------
+
+_worker_game: Game[Any] | None = None
+
+
+def _init_worker(game: str | Game[Any]) -> None:
+    global _worker_game
+    _worker_game = load(game) if isinstance(game, str) else game
+
+
+def _worker(args: tuple[Sequence[str], int, int, Limit]) -> MatchRecord:
+    """Play one match in a worker; errors come back as one-line ArenaErrors (picklable)."""
+    specs, index, seed, limit = args
+    assert _worker_game is not None
+    try:
+        return play_match(_worker_game, specs, index, seed, limit)
+    except ArenaError:
+        raise
+    except (GameError, SpecError) as e:
+        raise ArenaError(str(e)) from None
+
+
+def _records(
+    game: str | Game[Any],
+    specs: Sequence[str],
+    matches: int,
+    seed: int,
+    limit: Limit,
+    jobs: int,
+) -> Iterator[MatchRecord]:
+    tasks = [(tuple(specs), i, seed, limit) for i in range(matches)]
+    if jobs <= 1 or matches <= 1:
+        _init_worker(game)
+        for task in tasks:
+            yield _worker(task)
+        return
+    ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+    with ctx.Pool(min(jobs, matches), initializer=_init_worker, initargs=(game,)) as pool:
+        yield from pool.imap_unordered(_worker, tasks)
+
+
+def _t95(df: int) -> float:
+    """Two-sided 95% quantile of Student's t with ``df`` degrees of freedom."""
+    table = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
+    if df <= 0:
+        return math.inf
+    if df <= len(table):
+        return table[df - 1]
+    return 1.96 + 2.4 / df  # within 0.01 of the exact quantile from df = 11 on
+
+
+def summarize(specs: Sequence[str], records: Sequence[MatchRecord]) -> tuple[AgentStats, ...]:
+    """Per agent slot: mean goal with its 95% CI, and wins/draws/losses."""
+    n = len(specs)
+    goals: list[list[int]] = [[] for _ in range(n)]
+    wdl = [[0, 0, 0] for _ in range(n)]
+    for rec in records:
+        values = [rec.goals[r] for r in rec.roles]
+        top = max(values)
+        for j, slot in enumerate(assignment(rec.index, n)):
+            goals[slot].append(values[j])
+            if values[j] < top:
+                wdl[slot][2] += 1
+            elif values.count(top) == 1:
+                wdl[slot][0] += 1
+            else:
+                wdl[slot][1] += 1
+    out = []
+    for slot in range(n):
+        xs = goals[slot]
+        m = len(xs)
+        mean = sum(xs) / m if m else 0.0
+        if m > 1:
+            var = sum((x - mean) ** 2 for x in xs) / (m - 1)
+            ci = _t95(m - 1) * math.sqrt(var / m)
+        else:
+            ci = math.inf if m == 1 else 0.0
+        w, d, loss = wdl[slot]
+        out.append(AgentStats(slot, specs[slot], m, mean, ci, w, d, loss))
+    return tuple(out)
+
+
+def run_arena(
+    game: str | Game[Any],
+    specs: Sequence[str],
+    matches: int,
+    seed: int | None = None,
+    jobs: int | None = None,
+    time_limit: float | None = None,
+    on_match_done: Callable[[MatchRecord], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> ArenaResult:
+    """Play ``matches`` matches of ``game`` (a registered name, a path, or a Game) between specs.
+
+    ``specs`` gives one agent per role; ``time_limit`` is each move's time in seconds
+    (on top of the specs' own limits); ``jobs`` worker processes (default: the cores);
+    ``on_match_done`` sees every finished match; ``progress(done, total)`` follows along.
+    """
+    loaded = load(game) if isinstance(game, str) else game
+    if len(specs) != len(loaded.roles):
+        raise ArenaError(
+            f"{loaded.name} has {len(loaded.roles)} roles ({', '.join(loaded.roles)}): "
+            f"give {len(loaded.roles)} agents, got {len(specs)}"
+        )
+    if matches < 1:
+        raise ArenaError("--matches must be at least 1")
+    for spec in specs:
+        make_agent(parse_spec(spec))  # fail early on bad or unavailable specs
+    if seed is None:
+        seed = random.SystemRandom().getrandbits(31)
+    jobs = jobs if jobs is not None else (os.cpu_count() or 1)
+    limit = Limit(time=time_limit)
+    started = time.perf_counter()
+    records: list[MatchRecord] = []
+    source: str | Game[Any] = game  # a name or path: each worker loads the game itself
+    for rec in _records(source, specs, matches, seed, limit, jobs):
+        records.append(rec)
+        if on_match_done is not None:
+            on_match_done(rec)
+        if progress is not None:
+            progress(len(records), matches)
+    records.sort(key=lambda r: r.index)
+    lengths = [len(r.moves) for r in records]
+    return ArenaResult(
+        game=loaded.name,
+        specs=tuple(specs),
+        matches=matches,
+        seed=seed,
+        time=time_limit,
+        stats=summarize(specs, records),
+        mean_length=sum(lengths) / len(lengths),
+        seconds=time.perf_counter() - started,
+    )

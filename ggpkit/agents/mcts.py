@@ -1,0 +1,469 @@
+"""Monte Carlo tree search (UCT) for any game through the game API.
+
+Why these choices:
+
+* **Any number of roles, general-sum.** Rewards are the goals scaled to 0..1, one per
+  role, and every role maximises its own reward. In a turn-taking state only the
+  mover has a choice, so this is plain UCT. In a simultaneous state the selection
+  is *decoupled*: each role with a choice picks its own move from its own
+  statistics at that node (a role never sees the others' choice of the moment),
+  by Exp3 rather than UCB: deterministic UCB makes symmetric roles explore in
+  lockstep (in a prisoner's dilemma both try "defect" at once and never see the
+  payoff of defecting alone), while Exp3 samples independently and its visit
+  frequencies approach a mixed equilibrium in zero-sum games.
+* **Transpositions.** Nodes are keyed by state in one table, so the tree is a DAG.
+  Move statistics live in the *parent* (per role and move), not in the child, so a
+  child reached along two paths does not mix the value of one parent's move into
+  another's. An iteration that runs into a state already on its own path (a cycle)
+  stops there and plays out.
+* **MCTS-solver backups.** A terminal node is proven (its goals). A node where at most
+  one role has a choice is proven when a proven child gives the mover the top goal
+  (100), or when every move leads to a proven child: it takes the child best for the
+  mover (a subgame-perfect value; exact for 1- and 2-player turn-taking games, and an
+  equilibrium value with ties broken by move order for more roles). A simultaneous
+  node is only proven when it is sound without mixed strategies: every joint move
+  leads to the same proven value, or, in a two-role zero-sum game, the proven matrix
+  has a pure saddle point. Selection uses a proven child's exact value; the final
+  choice never takes a move proven worse than another proven move.
+* **Tree reuse.** The table survives between the moves of a match; at each move the
+  nodes not reachable from the actual state are dropped.
+* **Playouts** go through ``game.random_playout(state, rng)`` when the game overrides
+  it with a compiled kernel; otherwise through a loop on the API that checks the clock
+  at every step. In one-player games the loop is always used because it records the
+  moves: the agent keeps the best complete line seen and plays it (a line found in a
+  deterministic one-player game is a guaranteed score).
+* **Limits.** The clock is read before every iteration and during descent and
+  playouts, so the agent overshoots its time by at most one kernel playout.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Hashable
+from typing import Any
+
+from ggpkit.agents.base import Agent, Limit
+from ggpkit.games.api import Game
+from ggpkit.gdl.terms import Term
+
+DEFAULT_LIMIT = Limit(time=1.0)
+"""Used when neither the spec nor the caller limits the search."""
+
+EXP3_GAMMA = 0.1
+"""Exp3 exploration rate at simultaneous nodes (share of uniformly random choices)."""
+
+_TOP = 1.0 - 1e-9
+"""A reward at or above this is the top goal (100): nothing can be better."""
+
+Reward = tuple[float, ...]
+Joint = tuple[int, ...]
+
+
+class _Node:
+    """One state of the search DAG, with the per-role move statistics of its out-edges."""
+
+    __slots__ = (
+        "children",
+        "choosers",
+        "chosen_prob",
+        "counts",
+        "exp3",
+        "maxes",
+        "moves",
+        "proven",
+        "state",
+        "sums",
+        "terminal",
+        "visits",
+    )
+
+    def __init__(self, game: Game[Any], state: Hashable) -> None:
+        self.state = state
+        self.terminal = game.is_terminal(state)
+        self.visits = 0
+        self.children: dict[Joint, _Node] = {}
+        self.proven: Reward | None = None
+        n = len(game.roles)
+        if self.terminal:
+            goals = game.goals(state)
+            self.proven = tuple(goals[r] / 100.0 for r in game.roles)
+            self.moves: list[list[Term]] = [[] for _ in range(n)]
+            self.choosers: tuple[int, ...] = ()
+        else:
+            self.moves = game.all_legal_moves(state)
+            self.choosers = tuple(i for i in range(n) if len(self.moves[i]) > 1)
+        self.counts: list[list[int]] = [[0] * len(ms) for ms in self.moves]
+        self.sums: list[list[float]] = [[0.0] * len(ms) for ms in self.moves]
+        self.maxes: list[float] = [0.0] * len(self.moves[0]) if n == 1 else []
+        simultaneous = len(self.choosers) > 1
+        self.exp3: list[list[float]] = (
+            [[0.0] * len(ms) for ms in self.moves] if simultaneous else []
+        )
+        self.chosen_prob: list[float] = [1.0] * n if simultaneous else []
+
+    def key(self, role: int, index: int) -> Joint:
+        """The joint move of a state where only ``role`` has a choice."""
+        joint = [0] * len(self.moves)
+        joint[role] = index
+        return tuple(joint)
+
+
+class _OutOfTime(Exception):
+    """The clock ran out inside an iteration; the iteration is dropped."""
+
+
+class MCTSAgent(Agent):
+    """UCT with decoupled statistics, transpositions, solver backups and tree reuse.
+
+    ``limit`` is the agent's own limit (from its spec); the limit given to
+    :meth:`select` is combined with it kind by kind, the stricter one winning.
+    ``c`` is the UCB exploration constant for rewards in 0..1.
+    """
+
+    name = "mcts"
+
+    def __init__(
+        self,
+        limit: Limit | None = None,
+        c: float = 1.4,
+        seed: int | None = None,
+        max_nodes: int = 1_000_000,
+    ) -> None:
+        self.limit = limit or Limit()
+        self.c = c
+        self.max_nodes = max_nodes
+        self.rng = random.Random(seed)
+        self._game: Game[Any] | None = None
+        self._nodes: dict[Hashable, _Node] = {}
+        self._root: _Node | None = None
+        self._best_value = -1.0
+        self._best_line: list[tuple[Hashable, Term]] = []
+        self._use_kernel = False
+        self.last_iterations = 0
+        """Iterations run by the last :meth:`select` (for tests and benchmarks)."""
+
+    # ---- match lifecycle ---------------------------------------------------------------
+
+    def start(self, game: Game[Any], role: str) -> None:
+        """Forget everything from an earlier match."""
+        self._reset(game)
+
+    def stop(self) -> None:
+        """Drop the tree."""
+        self._game = None
+        self._nodes = {}
+        self._root = None
+        self._best_line = []
+        self._best_value = -1.0
+
+    def _reset(self, game: Game[Any]) -> None:
+        self.stop()
+        self._game = game
+        overridden = type(game).random_playout is not Game.random_playout
+        self._use_kernel = overridden and len(game.roles) > 1
+
+    def root_value(self) -> tuple[float, ...] | None:
+        """The proven value (goals / 100 per role) of the last searched state, if proven."""
+        return None if self._root is None else self._root.proven
+
+    def visits(self, state: Hashable) -> int:
+        """How often the search has passed through ``state`` (0 when it is not in the tree)."""
+        node = self._nodes.get(state)
+        return 0 if node is None else node.visits
+
+    # ---- the search ----------------------------------------------------------------
+
+    def select(self, game: Game[Any], state: Hashable, role: str, limit: Limit) -> Term:
+        """The best move found for ``role`` within the stricter of the two limits."""
+        started = time.perf_counter()
+        limit = self.limit.stricter(limit)
+        if limit.time is None and limit.playouts is None:
+            limit = limit.stricter(DEFAULT_LIMIT)
+        deadline = math.inf if limit.time is None else started + max(0.0, limit.time - 0.005)
+        if game is not self._game:
+            self._reset(game)
+        role_index = game.role_index(role)
+        legal = game.legal_moves(state, role)
+        if not legal:
+            raise ValueError(f"no legal move for {role}: the state is terminal")
+        root = self._reroot(game, state, started, deadline)
+        iterations = 0
+        budget = limit.playouts if limit.playouts is not None else math.inf
+        try:
+            while iterations < budget and root.proven is None:
+                if time.perf_counter() >= deadline:
+                    break
+                self._iterate(game, root, deadline)
+                iterations += 1
+        except _OutOfTime:
+            pass
+        self.last_iterations = iterations
+        if len(legal) == 1:
+            return legal[0]
+        line_move = self._line_move(state)
+        if line_move is not None:
+            return line_move
+        return root.moves[role_index][self._final_choice(root, role_index)]
+
+    def _reroot(self, game: Game[Any], state: Hashable, started: float, deadline: float) -> _Node:
+        """The root node for ``state``, keeping only what is reachable from it."""
+        root = self._nodes.get(state)
+        if root is None:
+            self._nodes = {}
+            root = self._nodes[state] = _Node(game, state)
+        elif root is not self._root:
+            budget = started + 0.25 * (deadline - started) if deadline < math.inf else math.inf
+            kept: dict[Hashable, _Node] = {state: root}
+            stack = [root]
+            while stack:
+                node = stack.pop()
+                for child in node.children.values():
+                    if child.state not in kept:
+                        kept[child.state] = child
+                        stack.append(child)
+                if len(kept) % 1024 == 0 and time.perf_counter() > budget:
+                    kept = {}  # cheaper to start again than to overrun the clock
+                    root = _Node(game, state)
+                    kept[state] = root
+                    break
+            self._nodes = kept
+        self._root = root
+        return root
+
+    def _iterate(self, game: Game[Any], root: _Node, deadline: float) -> None:
+        """One selection, expansion, playout and backup."""
+        path: list[tuple[_Node, Joint]] = []
+        seen = {root.state}
+        node = root
+        line: list[tuple[Hashable, Term]] | None = [] if len(game.roles) == 1 else None
+        while True:
+            if node.proven is not None:
+                reward = node.proven
+                break
+            joint = self._choose(node)
+            child = node.children.get(joint)
+            if child is None:
+                moves = [node.moves[r][i] for r, i in enumerate(joint)]
+                child_state = game._next(node.state, moves)
+                child = self._nodes.get(child_state)
+                if child is None:
+                    child = _Node(game, child_state)
+                    if len(self._nodes) < self.max_nodes:
+                        self._nodes[child_state] = child
+                        node.children[joint] = child
+                    path.append((node, joint))
+                    if line is not None:
+                        line.append((node.state, node.moves[0][joint[0]]))
+                    if child.proven is not None:
+                        reward = child.proven
+                    else:
+                        reward = self._playout(game, child.state, deadline, line)
+                    child.visits += 1
+                    break
+                node.children[joint] = child
+            path.append((node, joint))
+            if line is not None:
+                line.append((node.state, node.moves[0][joint[0]]))
+            if child.state in seen:  # a cycle: stop here
+                reward = self._playout(game, child.state, deadline, line)
+                break
+            seen.add(child.state)
+            if time.perf_counter() >= deadline:
+                raise _OutOfTime
+            node = child
+        if line is not None and reward[0] > self._best_value:
+            self._best_value = reward[0]
+            self._best_line = line
+        self._backup(path, reward)
+
+    def _choose(self, node: _Node) -> Joint:
+        """The joint move: UCB for the one role with a choice, Exp3 for each when several."""
+        joint = [0] * len(node.moves)
+        if len(node.choosers) == 1:
+            r = node.choosers[0]
+            joint[r] = self._ucb_turn(node, r)
+            return tuple(joint)
+        for r in node.choosers:
+            joint[r] = self._exp3(node, r)
+        return tuple(joint)
+
+    def _exp3(self, node: _Node, r: int) -> int:
+        """Sample role ``r``'s move from its Exp3 distribution; remember its probability."""
+        estimates = node.exp3[r]
+        k = len(estimates)
+        eta = EXP3_GAMMA / k
+        top = max(estimates)
+        weights = [math.exp(eta * (x - top)) for x in estimates]
+        total = sum(weights)
+        probs = [(1 - EXP3_GAMMA) * w / total + EXP3_GAMMA / k for w in weights]
+        x = self.rng.random()
+        i = 0
+        while i < k - 1 and x >= probs[i]:
+            x -= probs[i]
+            i += 1
+        node.chosen_prob[r] = probs[i]
+        return i
+
+    def _ucb_turn(self, node: _Node, r: int) -> int:
+        """UCB for the one role with a choice, using and pruning proven children.
+
+        A move proven worse than another proven move is never tried again; a proven
+        move counts with its exact value.
+        """
+        exact: dict[int, float] = {}
+        for i in range(len(node.moves[r])):
+            child = node.children.get(node.key(r, i))
+            if child is not None and child.proven is not None:
+                exact[i] = child.proven[r]
+        return self._ucb(node, r, exact)
+
+    def _ucb(self, node: _Node, r: int, exact: dict[int, float] | None) -> int:
+        counts = node.counts[r]
+        best_exact = max(exact.values()) if exact else -1.0
+        untried = [i for i, n in enumerate(counts) if n == 0]
+        if untried:
+            return self.rng.choice(untried)
+        sums = node.sums[r]
+        log_n = math.log(sum(counts))
+        one_player = bool(node.maxes)
+        best_i = 0
+        best_u = -math.inf
+        for i, n in enumerate(counts):
+            q = sums[i] / n
+            if exact and i in exact:
+                q = exact[i]
+                if q < best_exact:
+                    continue
+            if one_player:
+                q = 0.5 * q + 0.5 * node.maxes[i]
+            u = q + self.c * math.sqrt(log_n / n)
+            if u > best_u:
+                best_u, best_i = u, i
+        return best_i
+
+    def _playout(
+        self,
+        game: Game[Any],
+        state: Hashable,
+        deadline: float,
+        line: list[tuple[Hashable, Term]] | None,
+    ) -> Reward:
+        """Random play to the end: the compiled kernel if any, else a clocked API loop."""
+        if self._use_kernel:
+            goals, _ = game.random_playout(state, self.rng)
+            return tuple(goals[r] / 100.0 for r in game.roles)
+        rng = self.rng
+        steps = 0
+        while not game.is_terminal(state):
+            moves = [rng.choice(ms) for ms in game.all_legal_moves(state)]
+            if line is not None:
+                line.append((state, moves[0]))
+            state = game._next(state, moves)
+            steps += 1
+            if steps % 8 == 0 and time.perf_counter() >= deadline:
+                raise _OutOfTime
+        goals = game.goals(state)
+        return tuple(goals[r] / 100.0 for r in game.roles)
+
+    def _backup(self, path: list[tuple[_Node, Joint]], reward: Reward) -> None:
+        """Add the reward to every edge on the path, then propagate proofs upwards."""
+        for node, joint in path:
+            node.visits += 1
+            for r in node.choosers:
+                i = joint[r]
+                node.counts[r][i] += 1
+                node.sums[r][i] += reward[r]
+                if node.exp3:
+                    node.exp3[r][i] += reward[r] / node.chosen_prob[r]
+            if node.maxes and reward[0] > node.maxes[joint[0]]:
+                node.maxes[joint[0]] = reward[0]
+        for node, _ in reversed(path):
+            if node.proven is not None or not self._prove(node):
+                break
+
+    def _prove(self, node: _Node) -> bool:
+        """Try to prove ``node`` from its children; True when it became proven."""
+        if not node.choosers:
+            child = node.children.get(tuple(0 for _ in node.moves))
+            if child is not None and child.proven is not None:
+                node.proven = child.proven
+            return node.proven is not None
+        if len(node.choosers) == 1:
+            return self._prove_turn(node, node.choosers[0])
+        return self._prove_simultaneous(node)
+
+    def _prove_turn(self, node: _Node, m: int) -> bool:
+        best: Reward | None = None
+        complete = True
+        for i in range(len(node.moves[m])):
+            child = node.children.get(node.key(m, i))
+            if child is None or child.proven is None:
+                complete = False
+                continue
+            value = child.proven
+            if value[m] >= _TOP:
+                node.proven = value
+                return True
+            if best is None or value[m] > best[m]:
+                best = value
+        if complete and best is not None:
+            node.proven = best
+        return node.proven is not None
+
+    def _prove_simultaneous(self, node: _Node) -> bool:
+        values: dict[Joint, Reward] = {}
+        sizes = [len(ms) for ms in node.moves]
+        total = math.prod(sizes)
+        for joint, child in node.children.items():
+            if child.proven is None:
+                return False
+            values[joint] = child.proven
+        if len(values) < total:
+            return False
+        distinct = set(values.values())
+        if len(distinct) == 1:
+            node.proven = distinct.pop()
+            return True
+        game = self._game
+        if game is None or not game.info.zero_sum or len(node.choosers) != 2:
+            return False
+        a, b = node.choosers
+        # pure saddle point: role a's maximin equals its minimax
+        rows = {i: min(v[a] for j, v in values.items() if j[a] == i) for i in range(sizes[a])}
+        cols = {k: max(v[a] for j, v in values.items() if j[b] == k) for k in range(sizes[b])}
+        maximin, minimax = max(rows.values()), min(cols.values())
+        if maximin != minimax:
+            return False
+        i = max(rows, key=lambda x: rows[x])
+        k = min(cols, key=lambda x: cols[x])
+        node.proven = next(v for j, v in values.items() if j[a] == i and j[b] == k)
+        return True
+
+    def _final_choice(self, root: _Node, r: int) -> int:
+        """The most visited move, never one proven worse than another proven move."""
+        counts = root.counts[r]
+        means = [s / n if n else -1.0 for s, n in zip(root.sums[r], counts, strict=True)]
+        if len(root.choosers) != 1:
+            return max(range(len(counts)), key=lambda i: (counts[i], means[i]))
+        proven: dict[int, float] = {}
+        for i in range(len(counts)):
+            child = root.children.get(root.key(r, i))
+            if child is not None and child.proven is not None:
+                proven[i] = child.proven[r]
+        if proven:
+            best = max(proven.values())
+            if best >= _TOP or len(proven) == len(counts):
+                return max(proven, key=lambda i: (proven[i], counts[i]))
+            candidates = [i for i in range(len(counts)) if proven.get(i, best) >= best]
+            return max(candidates, key=lambda i: (counts[i], means[i]))
+        return max(range(len(counts)), key=lambda i: (counts[i], means[i]))
+
+    def _line_move(self, state: Hashable) -> Term | None:
+        """In a one-player game, the next move of the best line seen, if it passes ``state``."""
+        for k, (s, _) in enumerate(self._best_line):
+            if s == state:
+                self._best_line = self._best_line[k:]
+                return self._best_line[0][1]
+        return None

@@ -1,0 +1,171 @@
+"""Agent specs: one short text names an agent and its settings, everywhere agents are chosen.
+
+``random``, ``mcts``, ``mcts:time=2``, ``mcts:playouts=1000,c=1.4``, ``alphabeta:depth=6``,
+``alphabeta:time=1``, ``solver``, ``human``. The limits in a spec (``time``, ``playouts``,
+``depth``) become the agent's own :class:`~ggpkit.agents.base.Limit`; a caller's limit
+(a match clock) still applies on top, the stricter one winning.
+
+Agents written elsewhere (random, human, solver) are imported by module path only when
+asked for, so a missing or broken one is a clear :class:`SpecError`, not an import crash
+of everything that lists agents.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ggpkit.agents.base import Agent, Limit
+
+
+class SpecError(ValueError):
+    """An agent spec that names no agent or gives an option the agent does not have."""
+
+    def __init__(self, spec: str, reason: str) -> None:
+        super().__init__(f"bad agent spec {spec!r}: {reason}")
+        self.spec = spec
+        self.reason = reason
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise ValueError("must be > 0")
+    return value
+
+
+def _non_negative_float(text: str) -> float:
+    value = float(text)
+    if not value >= 0:
+        raise ValueError("must be >= 0")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise ValueError("must be a whole number > 0")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class _Kind:
+    """A registered agent: where it lives and the options its spec accepts."""
+
+    target: str  # "module:Class"
+    options: dict[str, Callable[[str], float | int]]
+    help: str
+
+
+_LIMIT_OPTIONS = ("time", "playouts", "depth")
+
+AGENTS: dict[str, _Kind] = {
+    "random": _Kind("ggpkit.agents.random_agent:RandomAgent", {}, "uniformly random legal moves"),
+    "mcts": _Kind(
+        "ggpkit.agents.mcts:MCTSAgent",
+        {"time": _positive_float, "playouts": _positive_int, "c": _non_negative_float},
+        "UCT Monte Carlo tree search (time in s, playouts per move, exploration c)",
+    ),
+    "alphabeta": _Kind(
+        "ggpkit.agents.alphabeta:AlphaBetaAgent",
+        {"time": _positive_float, "depth": _positive_int},
+        "iterative-deepening alpha-beta for two-player turn-taking games",
+    ),
+    "solver": _Kind("ggpkit.agents.solvers:SolverAgent", {}, "exact solver (plays perfectly)"),
+    "human": _Kind("ggpkit.agents.human:HumanAgent", {}, "asks a person at the terminal"),
+}
+"""Every agent name a spec may use, with its accepted options."""
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSpec:
+    """A parsed spec: the agent name, its limit, and its other options."""
+
+    text: str
+    name: str
+    limit: Limit = field(default_factory=Limit)
+    options: dict[str, float | int] = field(default_factory=dict)
+
+
+def parse_spec(spec: str) -> AgentSpec:
+    """Read ``name[:key=value,...]``; raise :class:`SpecError` listing what is valid."""
+    text = spec.strip()
+    name, _, rest = text.partition(":")
+    name = name.strip()
+    if name not in AGENTS:
+        raise SpecError(spec, f"unknown agent {name!r}; the agents are {', '.join(AGENTS)}")
+    kind = AGENTS[name]
+    values: dict[str, float | int] = {}
+    if rest.strip():
+        for item in rest.split(","):
+            key, eq, raw = item.partition("=")
+            key = key.strip()
+            valid = ", ".join(kind.options) or "none"
+            if key not in kind.options:
+                raise SpecError(spec, f"{name} has no option {key!r}; its options are {valid}")
+            if not eq:
+                raise SpecError(spec, f"option {key!r} needs a value ({key}=...)")
+            if key in values:
+                raise SpecError(spec, f"option {key!r} given twice")
+            try:
+                values[key] = kind.options[key](raw.strip())
+            except ValueError as e:
+                raise SpecError(spec, f"option {key}={raw.strip()!r}: {e}") from None
+    elif rest or text.endswith(":"):
+        raise SpecError(spec, "nothing after ':'; give options as key=value,...")
+    time = values.pop("time", None)
+    playouts = values.pop("playouts", None)
+    depth = values.pop("depth", None)
+    limit = Limit(
+        time=None if time is None else float(time),
+        playouts=None if playouts is None else int(playouts),
+        depth=None if depth is None else int(depth),
+    )
+    return AgentSpec(text=text, name=name, limit=limit, options=values)
+
+
+def _load_class(spec: AgentSpec) -> type[Agent]:
+    module_name, class_name = AGENTS[spec.name].target.split(":")
+    try:
+        module = importlib.import_module(module_name)
+        cls = getattr(module, class_name)
+    except (ImportError, AttributeError) as e:
+        raise SpecError(
+            spec.text, f"the {spec.name} agent is not available ({module_name}:{class_name}: {e})"
+        ) from None
+    if not (isinstance(cls, type) and issubclass(cls, Agent)):
+        raise SpecError(spec.text, f"{module_name}:{class_name} is not an Agent class")
+    return cls
+
+
+def make_agent(spec: str | AgentSpec, seed: int | None = None) -> Agent:
+    """A fresh agent for ``spec``, seeded with ``seed`` when the agent takes one.
+
+    The agent's ``name`` becomes the spec text, so tables show ``mcts:time=2``.
+    """
+    parsed = parse_spec(spec) if isinstance(spec, str) else spec
+    cls = _load_class(parsed)
+    accepted = inspect.signature(cls).parameters
+    kwargs: dict[str, Any] = dict(parsed.options)
+    if "seed" in accepted:
+        kwargs["seed"] = seed
+    if any(getattr(parsed.limit, k) is not None for k in _LIMIT_OPTIONS):
+        kwargs["limit"] = parsed.limit
+    unknown = [k for k in kwargs if k not in accepted]
+    if unknown:
+        raise SpecError(parsed.text, f"{cls.__name__} does not take {', '.join(unknown)}")
+    agent = cls(**kwargs)
+    agent.name = parsed.text
+    return agent
+
+
+def describe_agents() -> str:
+    """One line per agent name with its options, for help texts."""
+    lines = []
+    for name, kind in AGENTS.items():
+        options = ",".join(f"{k}=..." for k in kind.options)
+        lines.append(f"{name}{':' + options if options else ''}  {kind.help}")
+    return "\n".join(lines)

@@ -1,0 +1,89 @@
+"""``ggpkit arena``: play many matches between agents and show who is stronger."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from ggpkit.agents.arena import ArenaResult, run_arena
+from ggpkit.agents.specs import SpecError, describe_agents
+from ggpkit.cli.app import app
+
+
+@app.command(
+    "arena",
+    help="Play matches between agents, rotating roles, and report mean goals and wins.\n\n"
+    "Agents (one per role): " + "; ".join(describe_agents().splitlines()),
+)
+def arena_command(
+    game: Annotated[str, typer.Argument(help="A registered game name or a .kif path.")],
+    agents: Annotated[
+        list[str], typer.Argument(help="Agent specs, one per role, e.g. mcts:time=1 random.")
+    ],
+    matches: Annotated[int, typer.Option("--matches", "-n", min=1, help="Matches to play.")] = 10,
+    seed: Annotated[int | None, typer.Option(help="Seed of the run (default: random).")] = None,
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes (default: cores).")
+    ] = None,
+    time: Annotated[
+        float | None, typer.Option("--time", min=0.001, help="Seconds per move for every agent.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """Run the arena and print the table (or JSON)."""
+    err = Console(stderr=True)
+    try:
+        if as_json or not sys.stderr.isatty():
+            result = run_arena(game, agents, matches, seed=seed, jobs=jobs, time_limit=time)
+        else:
+            columns = (
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+            )
+            with Progress(*columns, console=err, transient=True) as bar:
+                task = bar.add_task(f"{game}: {' vs '.join(agents)}", total=matches)
+                result = run_arena(
+                    game,
+                    agents,
+                    matches,
+                    seed=seed,
+                    jobs=jobs,
+                    time_limit=time,
+                    progress=lambda done, _total: bar.update(task, completed=done),
+                )
+    except SpecError as e:
+        err.print(f"ggpkit: error: {e}", markup=False, highlight=False)
+        raise typer.Exit(2) from None
+    if as_json:
+        print(json.dumps(result.to_json(), indent=2))
+    else:
+        Console().print(_table(result))
+
+
+def _table(result: ArenaResult) -> Table:
+    limit = f", {result.time:g} s/move" if result.time is not None else ""
+    table = Table(
+        title=f"{result.game}: {result.matches} matches, seed {result.seed}{limit}",
+        caption=f"mean length {result.mean_length:.1f} moves, {result.seconds:.1f} s; "
+        "win = strictly highest goal",
+    )
+    for name in ("agent", "mean goal", "95% CI", "wins", "draws", "losses"):
+        table.add_column(name, justify="left" if name == "agent" else "right")
+    for s in result.stats:
+        table.add_row(
+            s.spec,
+            f"{s.mean_goal:.1f}",
+            f"±{s.ci95:.1f}",
+            str(s.wins),
+            str(s.draws),
+            str(s.losses),
+        )
+    return table
