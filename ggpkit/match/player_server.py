@@ -15,6 +15,7 @@ scramble them.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import random
 from collections.abc import Callable, Hashable
@@ -53,6 +54,16 @@ log = logging.getLogger("ggpkit.player")
 
 GameLoader = Callable[[str], Game[Any]]
 """Turns the GDL text of the rules into a game."""
+
+
+def rules_name(rules: str) -> str:
+    """A name for a game known only by its rules: ``gdl-`` and a hash of their tokens.
+
+    Managers do not name the game in START; the hash groups a player's matches of
+    the same rules (same scrambling) under one name, whatever the whitespace.
+    """
+    tokens = " ".join(rules.replace("(", " ( ").replace(")", " ) ").split())
+    return "gdl-" + hashlib.sha1(tokens.encode("utf-8")).hexdigest()[:10]
 
 
 def default_loader(rules: str) -> Game[Any]:
@@ -131,7 +142,7 @@ class PlayerService:
         state = game.initial_state()
         record = MatchRecord(
             match_id=msg.match_id,
-            game_name=game.name,
+            game_name=rules_name(msg.rules),
             rules=msg.rules,
             roles=list(game.roles),
             start_clock=msg.start_clock,

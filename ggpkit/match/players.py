@@ -7,13 +7,14 @@ ggp.org error code and the referee substitutes a random legal move.
 
 from __future__ import annotations
 
-import importlib
 import random
 from collections.abc import Hashable, Sequence
 from typing import Any, Protocol
 
-from ggpkit.agents.base import Agent
-from ggpkit.games.api import Game, GameError
+from ggpkit.agents.base import Agent, Limit
+from ggpkit.agents.human import HumanAgent
+from ggpkit.agents.specs import make_agent
+from ggpkit.games.api import Game
 from ggpkit.gdl.terms import Term
 from ggpkit.match.agent_runner import AgentRunner, in_daemon_thread
 from ggpkit.match.clock import thinking_time
@@ -108,11 +109,16 @@ class HttpPlayer:
 
 
 class HumanPlayer:
-    """A person at the terminal: shown the legal moves, types a number or a move; no clock."""
+    """A person at the terminal (ggpkit's human agent) with no clock: people are not timed.
+
+    The person sees the board and the legal moves; ``quit`` raises ``QuitGame``,
+    which ends the match as aborted.
+    """
 
     is_human = True
 
-    def __init__(self, name: str = "human") -> None:
+    def __init__(self, agent: Agent | None = None, name: str = "human") -> None:
+        self.agent: Agent = agent if agent is not None else HumanAgent()
         self.name = name
         self.game: Game[Any] | None = None
         self.role = ""
@@ -125,22 +131,13 @@ class HumanPlayer:
     async def play(
         self, match_id: str, last: Sequence[Term] | None, state: Hashable, clock: float
     ) -> str:
-        assert self.game is not None, "play before start"
-        legal = self.game.legal_moves(state, self.role)
+        game = self.game
+        assert game is not None, "play before start"
+        legal = game.legal_moves(state, self.role)
         if len(legal) == 1:
             return str(legal[0])
-        return await in_daemon_thread(lambda: self._ask(legal))
-
-    def _ask(self, legal: list[Term]) -> str:
-        for i, move in enumerate(legal, 1):
-            print(f"  {i:3d}. {move}")
-        while True:
-            answer = input(f"{self.role}, your move (number or move): ").strip()
-            if answer.isdigit() and 1 <= int(answer) <= len(legal):
-                return str(legal[int(answer) - 1])
-            if answer in {str(m) for m in legal}:
-                return answer
-            print("  not a legal move; try again")
+        move = await in_daemon_thread(lambda: self.agent.select(game, state, self.role, Limit()))
+        return str(move)
 
     async def stop(self, match_id: str, last: Sequence[Term] | None, clock: float) -> None:
         pass
@@ -149,20 +146,13 @@ class HumanPlayer:
         pass
 
 
-def make_agent(spec: str) -> Agent:
-    """The agent for a spec such as ``random`` or ``mcts``, from ``ggpkit.agents.specs``."""
-    try:
-        specs = importlib.import_module("ggpkit.agents.specs")
-    except ImportError:
-        raise GameError("agent specs (ggpkit.agents.specs) are not available yet") from None
-    agent: Agent = specs.make_agent(spec)
-    return agent
-
-
 def player_from_spec(spec: str, seed: int | None = None) -> Player:
-    """A player from a command-line spec: ``human``, an ``http(s)://`` URL, or an agent spec."""
+    """A player from a command-line spec: ``human``, an ``http(s)://`` URL, or an agent spec.
+
+    Raises ``SpecError`` (from ``ggpkit.agents.specs``) for an unknown agent spec.
+    """
     if spec == "human":
         return HumanPlayer()
     if spec.startswith(("http://", "https://")):
         return HttpPlayer(spec)
-    return LocalPlayer(make_agent(spec), name=spec, seed=seed)
+    return LocalPlayer(make_agent(spec, seed), name=spec, seed=seed)

@@ -18,6 +18,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ggpkit.agents.human import QuitGame
 from ggpkit.games.api import Game, GameError
 from ggpkit.gdl.terms import Term, facts_text
 from ggpkit.match.clock import Clocks
@@ -108,7 +109,7 @@ class Referee:
                 self._observe(
                     StepEvent(record.steps, state, tuple(map(str, moves)), tuple(errors), record)
                 )
-        except (asyncio.CancelledError, KeyboardInterrupt):
+        except (asyncio.CancelledError, KeyboardInterrupt, QuitGame):
             record.is_aborted = True
             self._report(self.recorder.match_ended)
             await asyncio.shield(self._abort_all())
@@ -190,5 +191,6 @@ class Referee:
 
 
 def _reraise_interrupts(result: BaseException) -> None:
-    if isinstance(result, KeyboardInterrupt | asyncio.CancelledError):
+    """A person quitting or an interrupt ends the match; any other failure is the player's."""
+    if isinstance(result, KeyboardInterrupt | asyncio.CancelledError | QuitGame):
         raise result

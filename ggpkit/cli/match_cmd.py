@@ -1,0 +1,141 @@
+"""``ggpkit match``: one refereed match between agents, remote players and people.
+
+Roles are given as ``--role ROLE=SPEC`` where SPEC is an agent spec (``mcts``,
+``random``...), ``human``, or the URL of a GGP player (``http://127.0.0.1:9147``).
+The board is shown after every step; the match goes to the match store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from ggpkit.agents.specs import SpecError
+from ggpkit.cli.app import app
+from ggpkit.games.api import Game, GameError
+from ggpkit.games.registry import load, rules_path
+from ggpkit.match.clock import Clocks
+from ggpkit.match.players import Player, player_from_spec
+from ggpkit.match.protocol import strip_comments
+from ggpkit.match.recorder import MatchRecorder, NullRecorder
+from ggpkit.match.referee import Referee, StepEvent
+from ggpkit.store.sqlite import MatchStore, StoreError, default_db_path
+
+
+def fail(message: str) -> typer.Exit:
+    """Print a one-line user error; the caller raises the returned Exit."""
+    Console(stderr=True).print(f"ggpkit: error: {message}", markup=False, highlight=False)
+    return typer.Exit(2)
+
+
+def open_store(db: Path | None, no_db: bool) -> MatchStore | None:
+    """The match store named by --db / $GGPKIT_DB / the default, or None with --no-db."""
+    if no_db:
+        return None
+    try:
+        return MatchStore(db or default_db_path())
+    except (StoreError, OSError) as e:
+        raise fail(str(e)) from None
+
+
+def rules_text(game: str) -> str:
+    """The GDL text sent to remote players: the .kif file, or the registered game's twin."""
+    path = Path(game)
+    if path.suffix in (".kif", ".gdl") or "/" in game:
+        return strip_comments(path.read_text(encoding="utf-8"))
+    try:
+        return strip_comments(rules_path(game).read_text(encoding="utf-8"))
+    except (GameError, OSError):
+        return ""
+
+
+def parse_roles(game: Game[Any], specs: list[str]) -> list[str]:
+    """``ROLE=SPEC`` options as one spec per role, in role order."""
+    given: dict[str, str] = {}
+    for item in specs:
+        role, sep, spec = item.partition("=")
+        if not sep or not spec:
+            raise fail(f"--role {item!r}: expected ROLE=SPEC, e.g. --role {game.roles[0]}=mcts")
+        if role not in game.roles:
+            raise fail(f"--role {item!r}: {game.name} has roles {', '.join(game.roles)}")
+        given[role] = spec
+    missing = [r for r in game.roles if r not in given]
+    if missing:
+        raise fail(f"no player for {', '.join(missing)}: give --role ROLE=SPEC for every role")
+    return [given[r] for r in game.roles]
+
+
+class BoardDisplay:
+    """Prints each step: the joint move, the errors, and the board."""
+
+    def __init__(self, game: Game[Any], console: Console) -> None:
+        self.game = game
+        self.console = console
+
+    def __call__(self, event: StepEvent) -> None:
+        title = f"{self.game.name}: start" if event.step == 0 else f"step {event.step}"
+        lines = []
+        for role, move, error in zip(self.game.roles, event.moves, event.errors, strict=True):
+            lines.append(f"{role}: {move}" + (f"   [{error}, replaced]" if error else ""))
+        text = "\n".join(
+            [*lines, "", self.game.render(event.state)]
+            if lines
+            else [self.game.render(event.state)]
+        )
+        self.console.print(Panel.fit(Text(text), title=title))
+
+
+@app.command("match")
+def match_command(
+    game_name: Annotated[str, typer.Argument(metavar="GAME", help="Registered name or .kif path.")],
+    role: Annotated[
+        list[str], typer.Option("--role", help="ROLE=SPEC: agent spec, human, or player URL.")
+    ],
+    startclock: Annotated[float, typer.Option(min=0.1, help="Start clock, seconds.")] = 10.0,
+    playclock: Annotated[float, typer.Option(min=0.1, help="Play clock, seconds.")] = 5.0,
+    db: Annotated[Path | None, typer.Option(help="Match database (default: $GGPKIT_DB).")] = None,
+    no_db: Annotated[bool, typer.Option("--no-db", help="Do not store the match.")] = False,
+    seed: Annotated[int | None, typer.Option(help="Seed of agents and fallbacks.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only print the result.")] = False,
+) -> None:
+    """Referee one match under the GGP protocol and print the result."""
+    game = load(game_name)
+    specs = parse_roles(game, role)
+    rules = rules_text(game_name)
+    if not rules and any(s.startswith(("http://", "https://")) for s in specs):
+        raise fail(f"{game_name} has no GDL rules to send to remote players")
+    try:
+        players: list[Player] = [player_from_spec(s, seed) for s in specs]
+    except SpecError as e:
+        raise fail(str(e)) from None
+    store = open_store(db, no_db)
+    recorder: MatchRecorder = store if store is not None else NullRecorder()
+    console = Console(highlight=False)
+    logging.getLogger("ggpkit.referee").setLevel(logging.ERROR)
+    observer = None if quiet else BoardDisplay(game, console)
+    referee = Referee(
+        game, rules, players, Clocks(startclock, playclock), recorder, observer, seed=seed
+    )
+    try:
+        record = asyncio.run(referee.run())
+    finally:
+        if store is not None:
+            store.close()
+    table = Table(title=f"{game.name}: match {record.match_id}, {record.steps} steps")
+    for column in ("role", "player", "goal", "errors"):
+        table.add_column(column)
+    goals = record.goal_values or []
+    for i, r in enumerate(game.roles):
+        errors = sum(1 for step in record.errors if step[i])
+        table.add_row(r, record.player_names[i], str(goals[i]), str(errors))
+    console.print(table)
+    if store is not None:
+        console.print(f"stored in {store.path}", markup=False)

@@ -1,0 +1,144 @@
+"""``ggpkit matches`` (list, export, import) and ``ggpkit replay``: the stored matches."""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from ggpkit.cli.app import app
+from ggpkit.cli.match_cmd import fail, open_store
+from ggpkit.match.records import MatchRecord, RecordError
+from ggpkit.match.replay import Replay, ReplayError, open_replay
+from ggpkit.store.sqlite import MatchStore, StoreError
+
+matches_app = typer.Typer(
+    help="List, export and import stored matches.", no_args_is_help=False, add_completion=False
+)
+app.add_typer(matches_app, name="matches")
+
+DbOption = Annotated[Path | None, typer.Option(help="Match database (default: $GGPKIT_DB).")]
+
+
+def _store(db: Path | None) -> MatchStore:
+    store = open_store(db, no_db=False)
+    assert store is not None
+    return store
+
+
+@matches_app.callback(invoke_without_command=True)
+def matches_list(
+    ctx: typer.Context,
+    game: Annotated[str | None, typer.Option(help="Only matches of this game.")] = None,
+    limit: Annotated[int, typer.Option(min=1, help="At most this many, newest first.")] = 20,
+    db: DbOption = None,
+) -> None:
+    """List stored matches, newest first."""
+    if ctx.invoked_subcommand is not None:
+        return
+    with _store(db) as store:
+        summaries = store.matches(game=game, limit=limit)
+        table = Table(title=f"matches in {store.path}")
+    for column in ("match id", "game", "started", "steps", "players", "goals", "status"):
+        table.add_column(column)
+    for m in summaries:
+        started = datetime.datetime.fromtimestamp(m.start_time / 1000).strftime("%Y-%m-%d %H:%M")
+        goals = " ".join(map(str, m.goal_values)) if m.goal_values is not None else "-"
+        players = ", ".join(p or "?" for p in m.players)
+        table.add_row(m.match_id, m.game_name, started, str(m.steps), players, goals, m.status)
+    Console().print(table)
+
+
+@matches_app.command("export")
+def matches_export(
+    match_id: Annotated[str, typer.Argument(help="Match id (a unique prefix will do).")],
+    file: Annotated[Path, typer.Argument(help="JSON file to write (- for stdout).")],
+    db: DbOption = None,
+) -> None:
+    """Write a stored match as ggp.org match JSON, rules embedded."""
+    try:
+        with _store(db) as store:
+            record = store.load(match_id)
+    except StoreError as e:
+        raise fail(str(e)) from None
+    if str(file) == "-":
+        print(record.dumps())
+    else:
+        file.write_text(record.dumps() + "\n", encoding="utf-8")
+
+
+@matches_app.command("import")
+def matches_import(
+    file: Annotated[Path, typer.Argument(help="ggp.org match JSON file (with gameRulesheet).")],
+    db: DbOption = None,
+) -> None:
+    """Store a match read from ggp.org match JSON."""
+    try:
+        record = MatchRecord.loads(file.read_text(encoding="utf-8"))
+        with _store(db) as store:
+            store.save(record)
+    except (RecordError, StoreError) as e:
+        raise fail(f"{file}: {e}") from None
+    print(f"imported {record.match_id}")
+
+
+def _frame(rep: Replay, step: int) -> Panel:
+    record, game = rep.record, rep.game
+    lines = []
+    if step > 0:
+        for role, move, error in zip(
+            record.roles or game.roles,
+            record.moves[step - 1],
+            record.errors[step - 1],
+            strict=False,
+        ):
+            lines.append(f"{role}: {move}" + (f"   [{error}]" if error else ""))
+        lines.append("")
+    lines.append(game.render(rep.states[step]))
+    if step == len(rep.states) - 1 and record.goal_values is not None:
+        goals = ", ".join(f"{r}={g}" for r, g in zip(game.roles, record.goal_values, strict=False))
+        lines += ["", f"goals: {goals}"]
+    title = f"{record.match_id}: step {step}/{len(rep.states) - 1}"
+    return Panel.fit(Text("\n".join(lines)), title=title)
+
+
+@app.command("replay")
+def replay_command(
+    match_id: Annotated[str, typer.Argument(help="Match id (a unique prefix will do).")],
+    show_all: Annotated[bool, typer.Option("--all", help="Print every step and exit.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Step through a stored match: enter for next, b for back, q to quit."""
+    try:
+        with _store(db) as store:
+            record = store.load(match_id)
+        rep = open_replay(record)
+    except (StoreError, ReplayError) as e:
+        raise fail(str(e)) from None
+    console = Console(highlight=False)
+    last = len(rep.states) - 1
+    if show_all:
+        for step in range(last + 1):
+            console.print(_frame(rep, step))
+        return
+    step = 0
+    while True:
+        console.print(_frame(rep, step))
+        try:
+            key = input("[enter] next, b back, q quit: ").strip().lower()
+        except EOFError:
+            return
+        if key == "q":
+            return
+        if key == "b":
+            step = max(step - 1, 0)
+        elif step == last:
+            return
+        else:
+            step += 1

@@ -1,0 +1,43 @@
+"""``ggpkit player``: serve an agent as a GGP player over HTTP (what game managers call)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from ggpkit.agents.specs import SpecError, make_agent
+from ggpkit.cli.app import app
+from ggpkit.cli.match_cmd import fail, open_store
+from ggpkit.match.player_server import PlayerService, serve
+
+
+@app.command("player")
+def player_command(
+    port: Annotated[int, typer.Option(min=1, max=65535, help="TCP port to listen on.")] = 9147,
+    agent: Annotated[str, typer.Option(help="Agent spec, e.g. mcts or random.")] = "mcts",
+    name: Annotated[str | None, typer.Option(help="Name given in INFO replies.")] = None,
+    host: Annotated[str, typer.Option(help="Address to bind (0.0.0.0 for all).")] = "127.0.0.1",
+    db: Annotated[Path | None, typer.Option(help="Match database (default: $GGPKIT_DB).")] = None,
+    no_db: Annotated[bool, typer.Option("--no-db", help="Do not store matches.")] = False,
+) -> None:
+    """Serve an agent to GGP game managers until interrupted (Ctrl-C)."""
+    try:
+        make_agent(agent)  # a bad spec fails now, not at the first START
+    except SpecError as e:
+        raise fail(str(e)) from None
+    player_name = name or f"ggpkit-{agent.split(':', 1)[0]}"
+    store = open_store(db, no_db)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    service = PlayerService(lambda: make_agent(agent), name=player_name, recorder=store)
+    Console(stderr=True, highlight=False).print(
+        f"ggpkit player {player_name} ({agent}) on http://{host}:{port}/", markup=False
+    )
+    try:
+        serve(service, host, port)
+    finally:
+        if store is not None:
+            store.close()

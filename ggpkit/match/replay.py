@@ -1,0 +1,92 @@
+"""Replaying a match record: the game it was played in, and its states as game states.
+
+Records store states as fact texts, which any tool can read; to draw a board
+the replay needs the game's own states, so it plays the recorded moves again and
+checks each resulting state against the recorded text. The game is the native
+engine when the record names a registered game whose facts agree, else the
+record's embedded rules loaded with the GDL engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import Any
+
+from ggpkit.agents.arena import MatchRecord as ArenaRecord
+from ggpkit.games.api import Game, GameError
+from ggpkit.games.registry import games, load, load_kif, rules_path
+from ggpkit.gdl.kif import GdlSyntaxError
+from ggpkit.gdl.terms import facts_text
+from ggpkit.match.records import MatchRecord
+
+
+class ReplayError(GameError):
+    """A record whose moves do not lead to its recorded states in the game it names."""
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """A record with its game and the game states, one per recorded state."""
+
+    record: MatchRecord
+    game: Game[Any]
+    states: list[Hashable]
+
+
+def replay(record: MatchRecord, game: Game[Any]) -> list[Hashable]:
+    """The game states of a record, checked against the recorded fact texts."""
+    state: Hashable = game.initial_state()
+    states = [state]
+    if record.states and facts_text(game.facts(state)) != record.states[0]:
+        raise ReplayError(f"{game.name}: the initial state differs from the record's")
+    for step, moves in enumerate(record.moves, 1):
+        state = game.next_state(state, moves)
+        if step < len(record.states) and facts_text(game.facts(state)) != record.states[step]:
+            raise ReplayError(f"{game.name}: step {step} leads to a state unlike the record's")
+        states.append(state)
+    return states
+
+
+def open_replay(record: MatchRecord) -> Replay:
+    """Find a game in which the record replays: native engine first, then its own rules."""
+    problems: list[str] = []
+    candidates: list[Any] = []
+    if record.game_name in games():
+        candidates.append(lambda: load(record.game_name))
+    if record.rules.strip():
+        candidates.append(lambda: load_kif(record.rules, record.game_name or "<record>"))
+    for make in candidates:
+        try:
+            game: Game[Any] = make()
+            return Replay(record, game, replay(record, game))
+        except (GameError, GdlSyntaxError, ValueError) as e:
+            problems.append(str(e))
+    reason = "; ".join(problems) or "it names no known game and embeds no rules"
+    raise ReplayError(f"match {record.match_id} cannot be replayed: {reason}")
+
+
+def record_from_arena(
+    arena: ArenaRecord, game: Game[Any], match_id: str | None = None
+) -> MatchRecord:
+    """A store-ready record of an arena match (the arena's ``on_match_done`` hook)."""
+    try:
+        rules = rules_path(arena.game).read_text(encoding="utf-8")
+    except (GameError, OSError):
+        rules = ""
+    record = MatchRecord(
+        match_id=match_id or f"arena.{arena.game}.{arena.seed}.{arena.index}",
+        game_name=arena.game,
+        rules=rules,
+        roles=list(arena.roles),
+        start_clock=0.0,
+        play_clock=0.0,
+        player_names=list(arena.agents),
+        is_human=[False for _ in arena.roles],
+        source="arena",
+    )
+    record.add_state(facts_text(game.facts(arena.states[0])))
+    for moves, state in zip(arena.moves, arena.states[1:], strict=True):
+        record.add_step(list(moves), ["" for _ in moves], facts_text(game.facts(state)))
+    record.finish([arena.goals[r] for r in arena.roles])
+    return record

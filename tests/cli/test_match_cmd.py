@@ -1,0 +1,133 @@
+"""``ggpkit match``, ``matches``, ``replay`` and ``player`` end to end, over loopback."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from match.support import TINY_GDL, FirstAgent, ServerThread, free_port
+from typer.testing import CliRunner
+
+from ggpkit.cli import _load_commands, app
+from ggpkit.match.player_server import PlayerService
+from ggpkit.store.sqlite import MatchStore
+
+_load_commands()
+runner = CliRunner()
+
+
+@pytest.fixture
+def tiny_kif(tmp_path: Path) -> Path:
+    path = tmp_path / "tiny.kif"
+    path.write_text("; count to four\n" + TINY_GDL, encoding="utf-8")
+    return path
+
+
+def only_match_id(db: Path) -> str:
+    with MatchStore(db) as store:
+        (summary,) = store.matches()
+    return summary.match_id
+
+
+def test_match_then_list_export_import_replay(tiny_kif: Path, tmp_path: Path) -> None:
+    db = tmp_path / "m.sqlite3"
+    args = ["match", str(tiny_kif), "--role", "white=random", "--role", "black=random"]
+    result = runner.invoke(app, [*args, "--playclock", "1", "--seed", "3", "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    assert "stored in" in result.output
+    match_id = only_match_id(db)
+    listing = runner.invoke(app, ["matches", "--db", str(db), "--game", "tiny"])
+    assert listing.exit_code == 0 and "completed" in listing.output
+    out = tmp_path / "m.json"
+    assert (
+        runner.invoke(app, ["matches", "export", match_id, str(out), "--db", str(db)]).exit_code
+        == 0
+    )
+    doc = json.loads(out.read_text())
+    assert doc["matchId"] == match_id and doc["isCompleted"] is True
+    assert "(role white)" in doc["gameRulesheet"] and ";" not in doc["gameRulesheet"]
+    assert len(doc["states"]) == len(doc["moves"]) + 1 == len(doc["stateTimes"])
+    other = tmp_path / "other.sqlite3"
+    imported = runner.invoke(app, ["matches", "import", str(out), "--db", str(other)])
+    assert imported.exit_code == 0, imported.output
+    with MatchStore(other) as store:
+        assert store.load(match_id).to_json() == doc
+    shown = runner.invoke(app, ["replay", match_id[:8], "--all", "--db", str(other)])
+    assert shown.exit_code == 0, shown.output
+    steps = len(doc["moves"])
+    assert f"step {steps}/{steps}" in shown.output and "goals: white=" in shown.output
+
+
+def test_replay_steps_forward_and_back(tiny_kif: Path, tmp_path: Path) -> None:
+    db = tmp_path / "m.sqlite3"
+    args = ["match", str(tiny_kif), "--role", "white=random", "--role", "black=random", "-q"]
+    assert runner.invoke(app, [*args, "--db", str(db)]).exit_code == 0
+    result = runner.invoke(app, ["replay", only_match_id(db), "--db", str(db)], input="\nb\n\nq\n")
+    assert result.exit_code == 0, result.output
+    titles = [line for line in result.output.splitlines() if ": step " in line]
+    assert [t.split("step ")[1].split("/")[0] for t in titles] == ["0", "1", "0", "1"]
+
+
+def test_match_with_a_remote_gdl_player(tiny_kif: Path, tmp_path: Path) -> None:
+    db = tmp_path / "m.sqlite3"
+    with ServerThread(PlayerService(FirstAgent, name="remote")) as server:
+        args = ["match", str(tiny_kif), "--role", f"white={server.url}", "--role", "black=random"]
+        result = runner.invoke(
+            app, [*args, "--startclock", "20", "--playclock", "3", "--db", str(db)]
+        )
+    assert result.exit_code == 0, result.output
+    with MatchStore(db) as store:
+        record = store.load(only_match_id(db))
+    assert record.is_completed and all(e == ["", ""] for e in record.errors)
+    assert record.moves[0][0] == "(add 1)"  # FirstAgent's choice, over HTTP
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--role", "white=random"], "no player for black"),
+        (["--role", "white"], "expected ROLE=SPEC"),
+        (["--role", "red=random"], "has roles white, black"),
+        (["--role", "white=nosuchagent", "--role", "black=random"], "nosuchagent"),
+    ],
+)
+def test_match_user_errors_are_one_line(
+    tiny_kif: Path, tmp_path: Path, extra: list[str], message: str
+) -> None:
+    result = runner.invoke(app, ["match", str(tiny_kif), *extra, "--db", str(tmp_path / "m.db")])
+    assert result.exit_code == 2
+    assert message in result.output and "Traceback" not in result.output
+
+
+def test_unknown_match_id_is_one_line(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["replay", "nosuch", "--db", str(tmp_path / "m.db")])
+    assert result.exit_code == 2 and "no stored match 'nosuch'" in result.output
+
+
+def test_player_command_serves_until_interrupted(tmp_path: Path) -> None:
+    port = free_port()
+    cmd = [sys.executable, "-m", "ggpkit", "player", "--port", str(port), "--agent", "random"]
+    env = {**os.environ, "GGPKIT_DB": str(tmp_path / "p.sqlite3")}
+    proc = subprocess.Popen([*cmd, "--name", "p1"], env=env, stderr=subprocess.DEVNULL)
+    try:
+        reply = b""
+        deadline = time.monotonic() + 60
+        while not reply and time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+                    s.sendall(b"POST / HTTP/1.0\r\nContent-Length: 6\r\n\r\n(INFO)")
+                    reply = b"".join(iter(lambda: s.recv(4096), b""))
+            except OSError:
+                time.sleep(0.2)
+        assert reply.endswith(b"\r\n\r\n((name p1) (status available))")
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(20)
+    assert (tmp_path / "p.sqlite3").exists()
