@@ -79,7 +79,7 @@ def test_registry_loads_native_peg() -> None:
 # ---- perft ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("depth", "count"), [(1, 4), (2, 12), (3, 60), (4, 400)])
+@pytest.mark.parametrize(("depth", "count"), [(1, 4), (2, 12), (3, 60), (4, 400), (5, 2960)])
 def test_perft_matches_rules(depth: int, count: int) -> None:
     assert perft(START.board, depth) == count
 
