@@ -16,8 +16,8 @@ from typing import Any
 from ggpkit.agents.arena import MatchRecord as ArenaRecord
 from ggpkit.games.api import Game, GameError
 from ggpkit.games.registry import games, load, load_kif, rules_path
-from ggpkit.gdl.kif import GdlSyntaxError
-from ggpkit.gdl.terms import facts_text
+from ggpkit.gdl.kif import GdlSyntaxError, parse_terms
+from ggpkit.gdl.terms import Term, facts_text, strip_pos
 from ggpkit.match.records import MatchRecord
 
 
@@ -34,15 +34,27 @@ class Replay:
     states: list[Hashable]
 
 
+def state_facts(text: str) -> frozenset[Term]:
+    """The facts of a recorded state text such as ``"( ( cell 1 1 b ) (control white) )"``.
+
+    ggp-base writes states with spaces inside the parentheses and in no fixed
+    order, so states are compared as sets of terms, never as text.
+    """
+    inner = text.strip()
+    if not (inner.startswith("(") and inner.endswith(")")):
+        raise ReplayError(f"a recorded state must be a list of facts, found {text[:40]!r}")
+    return frozenset(strip_pos(t) for t in parse_terms(inner[1:-1]))
+
+
 def replay(record: MatchRecord, game: Game[Any]) -> list[Hashable]:
-    """The game states of a record, checked against the recorded fact texts."""
+    """The game states of a record, checked against the recorded states."""
     state: Hashable = game.initial_state()
     states = [state]
-    if record.states and facts_text(game.facts(state)) != record.states[0]:
+    if record.states and game.facts(state) != state_facts(record.states[0]):
         raise ReplayError(f"{game.name}: the initial state differs from the record's")
     for step, moves in enumerate(record.moves, 1):
         state = game.next_state(state, moves)
-        if step < len(record.states) and facts_text(game.facts(state)) != record.states[step]:
+        if step < len(record.states) and game.facts(state) != state_facts(record.states[step]):
             raise ReplayError(f"{game.name}: step {step} leads to a state unlike the record's")
         states.append(state)
     return states

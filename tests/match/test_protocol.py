@@ -1,0 +1,96 @@
+"""Reading and printing GGP protocol messages."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ggpkit.gdl.kif import KEYWORDS
+from ggpkit.gdl.terms import Const, Func, Term
+from ggpkit.match.protocol import (
+    Abort,
+    Info,
+    Play,
+    Preview,
+    ProtocolError,
+    Start,
+    Stop,
+    format_play,
+    format_start,
+    format_stop,
+    parse_message,
+    strip_comments,
+)
+
+
+def test_start_keeps_rules_text_and_names_exactly() -> None:
+    rules = "( role Xq ) ( <= ( legal Xq ( m 1 ) ) ( true ( c ) ) )"
+    msg = parse_message(f"( START Match.9 Xq ( {rules} ) 30 7.5 extra args )")
+    assert msg == Start("Match.9", "Xq", rules, 30.0, 7.5)
+
+
+@pytest.mark.parametrize("text", ["(INFO)", "( info )", "(Ping)", "(PING extra)"])
+def test_info_in_any_case(text: str) -> None:
+    assert parse_message(text) == Info()
+
+
+def test_play_stop_abort_preview() -> None:
+    assert parse_message("(play m NIL)") == Play("m", None)
+    assert parse_message("(PLAY m nil)") == Play("m", None)
+    moves = (Func("mark", (Const("1"), Const("2"))), Const("noop"))
+    assert parse_message("( PLAY m ( ( mark 1 2 ) noop ) )") == Play("m", moves)
+    assert parse_message("(STOP m ((mark 1 2) noop))") == Stop("m", moves)
+    assert parse_message("(ABORT m)") == Abort("m")
+    assert parse_message("(PREVIEW ((role a)) 10)") == Preview("(role a)", 10.0)
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("", "expected one S-expression"),
+        ("(INFO", "never closed"),
+        ("INFO)", "unbalanced"),
+        ("INFO", "non-empty list"),
+        ("(FLY away)", "unknown message keyword"),
+        ("(START m r ((role r)) soon 5)", "number of seconds"),
+        ("(START m r (role r) 5)", "needs 5 arguments"),
+        ("(PLAY m move)", "NIL or a list of moves"),
+        ("(START m (r) ((role r)) 5 5)", "must be a symbol"),
+    ],
+)
+def test_malformed_messages_say_why(text: str, reason: str) -> None:
+    with pytest.raises(ProtocolError, match=reason):
+        parse_message(text)
+
+
+# GDL keywords are read case-insensitively (stored lower-case), and NIL is the empty move list.
+_names = st.from_regex(r"[A-Za-z][A-Za-z0-9_.-]{0,8}", fullmatch=True).filter(
+    lambda s: s.lower() != "nil" and s.lower() not in KEYWORDS
+)
+_terms: st.SearchStrategy[Term] = st.recursive(
+    _names.map(Const),
+    lambda inner: st.builds(Func, _names, st.lists(inner, min_size=1, max_size=3).map(tuple)),
+    max_leaves=6,
+)
+
+
+@given(_names, st.lists(_terms, min_size=1, max_size=4))
+def test_printed_play_and_stop_read_back(match_id: str, moves: list[Term]) -> None:
+    assert parse_message(format_play(match_id, moves)) == Play(match_id, tuple(moves))
+    assert parse_message(format_stop(match_id, moves)) == Stop(match_id, tuple(moves))
+    assert parse_message(format_play(match_id, None)) == Play(match_id, None)
+
+
+@given(_names, _names, st.sampled_from([1, 2.5, 60]), st.sampled_from([1, 0.5, 15]))
+def test_printed_start_reads_back(match_id: str, role: str, start: float, play: float) -> None:
+    rules = "(role a)\n(<= (legal a (go ?x)) (true (at ?x)))"
+    assert parse_message(format_start(match_id, role, rules, start, play)) == Start(
+        match_id, role, rules, float(start), float(play)
+    )
+
+
+def test_comments_are_stripped_before_rules_are_inlined() -> None:
+    assert strip_comments("; header\n(role a) ; the only role\n\n(init (x))") == (
+        "(role a)\n\n(init (x))"
+    )
