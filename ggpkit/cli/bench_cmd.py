@@ -16,7 +16,9 @@ from ggpkit.games.registry import games
 
 
 def _table(rows: list[BenchRow], seconds: float, repeat: int) -> Table:
-    table = Table(title=f"ggpkit bench (one core, median of {repeat} runs of ~{seconds:g}s)")
+    table = Table(
+        title=f"ggpkit bench: per CPU-second of one core, median of {repeat} runs of ~{seconds:g}s"
+    )
     table.add_column("game")
     table.add_column("engine")
     table.add_column("playouts/s", justify="right")

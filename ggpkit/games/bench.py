@@ -4,8 +4,10 @@ Each (game, engine) pair is measured from the initial state through
 ``game.playout_stats`` (so native games run their compiled kernels): one
 warm-up batch first (numba compiles there, and is not timed), then a batch size
 calibrated to about ``seconds`` per run, then ``repeat`` timed runs whose median
-is reported. Nothing here asserts speed; failures to load or run a game become
-a row with a note, so one broken game never hides the others.
+is reported. Time is the measuring thread's CPU time (one core, whatever else
+the machine is doing); wall-clock rates are reported alongside. Nothing here
+asserts speed; failures to load or run a game become a row with a note, so one
+broken game never hides the others.
 """
 
 from __future__ import annotations
@@ -27,7 +29,11 @@ Progress = Callable[[str], None]
 
 @dataclass(frozen=True, slots=True)
 class BenchRow:
-    """One measured (game, engine) pair; the rates are None when it could not be measured."""
+    """One measured (game, engine) pair; the rates are None when it could not be measured.
+
+    ``playouts_per_s`` and ``moves_per_s`` are per CPU-second of one thread (one core);
+    the ``wall_`` rates are per wall-clock second.
+    """
 
     game: str
     engine: str
@@ -37,6 +43,8 @@ class BenchRow:
     """Playouts per timed run."""
     runs: int
     note: str = ""
+    wall_playouts_per_s: float | None = None
+    wall_moves_per_s: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The row as plain JSON-ready data."""
@@ -52,33 +60,54 @@ def _error_note(prefix: str, error: BaseException) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def measure(
-    game: Game[Any], seconds: float, repeat: int, seed: int = 1
-) -> tuple[float, float, int]:
-    """Median (playouts/s, joint moves/s) over ``repeat`` runs of about ``seconds`` each.
+@dataclass(frozen=True, slots=True)
+class Measurement:
+    """Median rates of one game on one engine.
 
-    Also returns the batch size used. The warm-up batch absorbs compilation.
+    The main rates are per CPU-second of the measuring thread, so a busy shared
+    machine does not halve them; the wall-clock rates are kept alongside.
+    """
+
+    playouts_per_s: float
+    moves_per_s: float
+    wall_playouts_per_s: float
+    wall_moves_per_s: float
+    batch: int
+
+
+def measure(game: Game[Any], seconds: float, repeat: int, seed: int = 1) -> Measurement:
+    """Median rates over ``repeat`` runs of about ``seconds`` (thread CPU time) each.
+
+    The warm-up batch absorbs compilation; a doubling calibration then sizes the
+    batch so that one run takes about ``seconds``.
     """
     state = game.initial_state()
     game.playout_stats(state, 1, seed)  # warm-up: compile kernels, fill caches
     count, elapsed = 1, 0.0
     while True:
-        start = time.perf_counter()
+        start = time.thread_time()
         game.playout_stats(state, count, seed)
-        elapsed = time.perf_counter() - start
+        elapsed = time.thread_time() - start
         if elapsed >= seconds / 5 or count >= 1 << 40:
             break
         count = count * 2 if elapsed <= 0 else max(count * 2, int(count * seconds / 4 / elapsed))
     batch = max(1, int(count * seconds / elapsed)) if elapsed > 0 else count
-    playout_rates: list[float] = []
-    move_rates: list[float] = []
+    cpu: list[tuple[float, float]] = []
+    wall: list[tuple[float, float]] = []
     for run in range(repeat):
-        start = time.perf_counter()
+        wall_start, cpu_start = time.perf_counter(), time.thread_time()
         stats = game.playout_stats(state, batch, seed + run + 1)
-        elapsed = max(time.perf_counter() - start, 1e-9)
-        playout_rates.append(stats.playouts / elapsed)
-        move_rates.append(stats.moves / elapsed)
-    return statistics.median(playout_rates), statistics.median(move_rates), batch
+        cpu_s = max(time.thread_time() - cpu_start, 1e-9)
+        wall_s = max(time.perf_counter() - wall_start, 1e-9)
+        cpu.append((stats.playouts / cpu_s, stats.moves / cpu_s))
+        wall.append((stats.playouts / wall_s, stats.moves / wall_s))
+    return Measurement(
+        statistics.median(r[0] for r in cpu),
+        statistics.median(r[1] for r in cpu),
+        statistics.median(r[0] for r in wall),
+        statistics.median(r[1] for r in wall),
+        batch,
+    )
 
 
 def bench(
@@ -109,9 +138,14 @@ def bench(
                 continue
             say(f"{name} ({engine}): warm-up and {repeat} runs of ~{seconds:g}s")
             try:
-                playouts, moves, batch = measure(game, seconds, repeat)
+                m = measure(game, seconds, repeat)
             except Exception as e:
                 rows.append(BenchRow(name, engine, None, None, 0, 0, _error_note("failed", e)))
                 continue
-            rows.append(BenchRow(name, engine, playouts, moves, batch, repeat))
+            rows.append(
+                BenchRow(
+                    name, engine, m.playouts_per_s, m.moves_per_s, m.batch, repeat, "",
+                    m.wall_playouts_per_s, m.wall_moves_per_s,
+                )
+            )  # fmt: skip
     return rows

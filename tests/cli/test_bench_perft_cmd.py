@@ -49,6 +49,7 @@ def test_bench_json_shape() -> None:
     assert row["game"] == "breakthrough-holes" and row["engine"] == "native"
     assert row["note"] == ""
     assert row["playouts_per_s"] > 0 and row["moves_per_s"] > row["playouts_per_s"]
+    assert row["wall_playouts_per_s"] > 0 and row["wall_moves_per_s"] > 0
     assert row["batch"] >= 1 and row["runs"] == 2
 
 
