@@ -133,9 +133,13 @@ class Slow(FirstAgent):
         time.sleep(0.05)
         return game.legal_moves(state, role)[0]
 
+def announce(event):  # called after the recorder has committed the step
+    print(event.step, flush=True)
+
 store = MatchStore(sys.argv[1])
 players = [LocalPlayer(Slow()), LocalPlayer(Slow())]
-referee = Referee(TinyGame(target=10_000), TINY_GDL, players, Clocks(5, 5), store, match_id="long")
+game = TinyGame(target=10_000)
+referee = Referee(game, TINY_GDL, players, Clocks(5, 5), store, announce, match_id="long")
 asyncio.run(referee.run())
 """
 
@@ -143,28 +147,32 @@ asyncio.run(referee.run())
 def test_kill_9_mid_match_leaves_a_sound_database(tmp_path: Path) -> None:
     db = tmp_path / "m.sqlite3"
     env = {**os.environ, "PYTHONPATH": str(TESTS_DIR)}
-    proc = subprocess.Popen([sys.executable, "-c", _REFEREE_SCRIPT, str(db)], env=env)
+    script = [sys.executable, "-c", _REFEREE_SCRIPT, str(db)]
+    proc = subprocess.Popen(script, env=env, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    announced = -1
     try:
-        steps = 0
         deadline = time.monotonic() + 60
-        while steps < 8 and time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.1)
-            if db.exists():
-                try:
-                    with sqlite3.connect(db, timeout=5) as probe:
-                        steps = probe.execute("SELECT count(*) FROM steps").fetchone()[0]
-                except sqlite3.OperationalError:  # tables not created yet
-                    steps = 0
+        while announced < 8 and time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            announced = int(line)
         assert proc.poll() is None, "the referee ended before it could be killed"
         os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+        # Steps announced between our last read and the kill were committed too.
+        announced = max([announced, *(int(x) for x in proc.stdout.read().split())])
     finally:
         proc.kill()
         proc.wait(10)
+        proc.stdout.close()
     with sqlite3.connect(db) as check:
         assert check.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     with MatchStore(db) as store:
         record = store.load("long")
-    assert not record.is_completed and record.steps >= 8
+    assert not record.is_completed
+    assert record.steps >= announced >= 8  # every step announced as committed is there
     # Every stored step is whole and follows from the one before.
     from ggpkit.gdl.terms import facts_text
 
