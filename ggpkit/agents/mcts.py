@@ -29,9 +29,12 @@ Why these choices:
   nodes not reachable from the actual state are dropped.
 * **Playouts** go through ``game.random_playout(state, rng)`` when the game overrides
   it with a compiled kernel; otherwise through a loop on the API that checks the clock
-  at every step. In one-player games the loop is always used because it records the
-  moves: the agent keeps the best complete line seen and plays it (a line found in a
-  deterministic one-player game is a guaranteed score).
+  at every step. With a compiled ``playout_stats`` the agent runs ``leaf`` playouts per
+  new leaf in one call: a kernel playout costs a small fraction of one pass down the
+  tree in Python, so several samples per pass give better statistics for the same
+  time. In one-player games the API loop is always used because it records the
+  moves: the agent keeps the best complete line seen and plays it (a line found in
+  a deterministic one-player game is a guaranteed score).
 * **Limits.** The clock is read before every iteration and during descent and
   playouts, so the agent overshoots its time by at most one kernel playout.
 """
@@ -70,6 +73,7 @@ class _Node:
         "chosen_prob",
         "counts",
         "exp3",
+        "kids",
         "maxes",
         "moves",
         "proven",
@@ -98,16 +102,22 @@ class _Node:
         self.sums: list[list[float]] = [[0.0] * len(ms) for ms in self.moves]
         self.maxes: list[float] = [0.0] * len(self.moves[0]) if n == 1 else []
         simultaneous = len(self.choosers) > 1
+        self.kids: list[_Node | None] = (
+            []
+            if simultaneous
+            else [None] * len(self.moves[self.choosers[0]] if self.choosers else [0])
+        )
+        """Children by the mover's move index, where at most one role has a choice."""
         self.exp3: list[list[float]] = (
             [[0.0] * len(ms) for ms in self.moves] if simultaneous else []
         )
         self.chosen_prob: list[float] = [1.0] * n if simultaneous else []
 
-    def key(self, role: int, index: int) -> Joint:
-        """The joint move of a state where only ``role`` has a choice."""
-        joint = [0] * len(self.moves)
-        joint[role] = index
-        return tuple(joint)
+    def link(self, joint: Joint, child: _Node) -> None:
+        """Remember the child reached by ``joint``."""
+        self.children[joint] = child
+        if self.kids:
+            self.kids[joint[self.choosers[0]] if self.choosers else 0] = child
 
 
 class _OutOfTime(Exception):
@@ -130,10 +140,12 @@ class MCTSAgent(Agent):
         c: float = 1.4,
         seed: int | None = None,
         max_nodes: int = 1_000_000,
+        leaf: int = 8,
     ) -> None:
         self.limit = limit or Limit()
         self.c = c
         self.max_nodes = max_nodes
+        self.leaf = max(1, leaf)
         self.rng = random.Random(seed)
         self._game: Game[Any] | None = None
         self._nodes: dict[Hashable, _Node] = {}
@@ -141,8 +153,11 @@ class MCTSAgent(Agent):
         self._best_value = -1.0
         self._best_line: list[tuple[Hashable, Term]] = []
         self._use_kernel = False
+        self._use_batch = False
         self.last_iterations = 0
-        """Iterations run by the last :meth:`select` (for tests and benchmarks)."""
+        """Iterations (passes down the tree) of the last :meth:`select`."""
+        self.last_playouts = 0
+        """Simulations of the last :meth:`select` (what a ``playouts`` limit counts)."""
 
     # ---- match lifecycle ---------------------------------------------------------------
 
@@ -163,6 +178,8 @@ class MCTSAgent(Agent):
         self._game = game
         overridden = type(game).random_playout is not Game.random_playout
         self._use_kernel = overridden and len(game.roles) > 1
+        batched = type(game).playout_stats is not Game.playout_stats
+        self._use_batch = self._use_kernel and batched and self.leaf > 1
 
     def root_value(self) -> tuple[float, ...] | None:
         """The proven value (goals / 100 per role) of the last searched state, if proven."""
@@ -190,16 +207,18 @@ class MCTSAgent(Agent):
             raise ValueError(f"no legal move for {role}: the state is terminal")
         root = self._reroot(game, state, started, deadline)
         iterations = 0
+        playouts = 0
         budget = limit.playouts if limit.playouts is not None else math.inf
         try:
-            while iterations < budget and root.proven is None:
+            while playouts < budget and root.proven is None:
                 if time.perf_counter() >= deadline:
                     break
-                self._iterate(game, root, deadline)
+                playouts += self._iterate(game, root, deadline)
                 iterations += 1
         except _OutOfTime:
             pass
         self.last_iterations = iterations
+        self.last_playouts = playouts
         if len(legal) == 1:
             return legal[0]
         line_move = self._line_move(state)
@@ -232,8 +251,9 @@ class MCTSAgent(Agent):
         self._root = root
         return root
 
-    def _iterate(self, game: Game[Any], root: _Node, deadline: float) -> None:
-        """One selection, expansion, playout and backup."""
+    def _iterate(self, game: Game[Any], root: _Node, deadline: float) -> int:
+        """One selection, expansion, playout and backup; returns the simulations it counted."""
+        weight = 1
         path: list[tuple[_Node, Joint]] = []
         seen = {root.state}
         node = root
@@ -252,22 +272,22 @@ class MCTSAgent(Agent):
                     child = _Node(game, child_state)
                     if len(self._nodes) < self.max_nodes:
                         self._nodes[child_state] = child
-                        node.children[joint] = child
+                        node.link(joint, child)
                     path.append((node, joint))
                     if line is not None:
                         line.append((node.state, node.moves[0][joint[0]]))
                     if child.proven is not None:
                         reward = child.proven
                     else:
-                        reward = self._playout(game, child.state, deadline, line)
-                    child.visits += 1
+                        reward, weight = self._playout(game, child.state, deadline, line)
+                    child.visits += weight
                     break
-                node.children[joint] = child
+                node.link(joint, child)
             path.append((node, joint))
             if line is not None:
                 line.append((node.state, node.moves[0][joint[0]]))
             if child.state in seen:  # a cycle: stop here
-                reward = self._playout(game, child.state, deadline, line)
+                reward, weight = self._playout(game, child.state, deadline, line)
                 break
             seen.add(child.state)
             if time.perf_counter() >= deadline:
@@ -276,7 +296,8 @@ class MCTSAgent(Agent):
         if line is not None and reward[0] > self._best_value:
             self._best_value = reward[0]
             self._best_line = line
-        self._backup(path, reward)
+        self._backup(path, reward, weight)
+        return weight
 
     def _choose(self, node: _Node) -> Joint:
         """The joint move: UCB for the one role with a choice, Exp3 for each when several."""
@@ -312,33 +333,31 @@ class MCTSAgent(Agent):
         A move proven worse than another proven move is never tried again; a proven
         move counts with its exact value.
         """
-        exact: dict[int, float] = {}
-        for i in range(len(node.moves[r])):
-            child = node.children.get(node.key(r, i))
-            if child is not None and child.proven is not None:
-                exact[i] = child.proven[r]
-        return self._ucb(node, r, exact)
-
-    def _ucb(self, node: _Node, r: int, exact: dict[int, float] | None) -> int:
         counts = node.counts[r]
-        best_exact = max(exact.values()) if exact else -1.0
-        untried = [i for i, n in enumerate(counts) if n == 0]
-        if untried:
-            return self.rng.choice(untried)
+        if 0 in counts:
+            return self.rng.choice([i for i, n in enumerate(counts) if n == 0])
+        kids = node.kids
+        best_exact = -1.0
+        for kid in kids:
+            if kid is not None and kid.proven is not None and kid.proven[r] > best_exact:
+                best_exact = kid.proven[r]
         sums = node.sums[r]
-        log_n = math.log(sum(counts))
-        one_player = bool(node.maxes)
+        maxes = node.maxes
+        c = self.c
+        log_n = math.log(max(2, node.visits))
         best_i = 0
         best_u = -math.inf
         for i, n in enumerate(counts):
-            q = sums[i] / n
-            if exact and i in exact:
-                q = exact[i]
+            kid = kids[i]
+            if kid is not None and kid.proven is not None:
+                q = kid.proven[r]
                 if q < best_exact:
                     continue
-            if one_player:
-                q = 0.5 * q + 0.5 * node.maxes[i]
-            u = q + self.c * math.sqrt(log_n / n)
+            else:
+                q = sums[i] / n
+            if maxes:
+                q = 0.5 * q + 0.5 * maxes[i]
+            u = q + c * math.sqrt(log_n / n)
             if u > best_u:
                 best_u, best_i = u, i
         return best_i
@@ -349,11 +368,18 @@ class MCTSAgent(Agent):
         state: Hashable,
         deadline: float,
         line: list[tuple[Hashable, Term]] | None,
-    ) -> Reward:
-        """Random play to the end: the compiled kernel if any, else a clocked API loop."""
+    ) -> tuple[Reward, int]:
+        """Random play to the end: (mean reward per role, number of playouts).
+
+        The compiled kernels when the game has them, else a clocked loop on the API.
+        """
+        if self._use_batch:
+            stats = game.playout_stats(state, self.leaf, self.rng.getrandbits(63))
+            scale = 100.0 * stats.playouts
+            return tuple(total / scale for total in stats.goal_sums), stats.playouts
         if self._use_kernel:
             goals, _ = game.random_playout(state, self.rng)
-            return tuple(goals[r] / 100.0 for r in game.roles)
+            return tuple(goals[r] / 100.0 for r in game.roles), 1
         rng = self.rng
         steps = 0
         while not game.is_terminal(state):
@@ -365,16 +391,16 @@ class MCTSAgent(Agent):
             if steps % 8 == 0 and time.perf_counter() >= deadline:
                 raise _OutOfTime
         goals = game.goals(state)
-        return tuple(goals[r] / 100.0 for r in game.roles)
+        return tuple(goals[r] / 100.0 for r in game.roles), 1
 
-    def _backup(self, path: list[tuple[_Node, Joint]], reward: Reward) -> None:
-        """Add the reward to every edge on the path, then propagate proofs upwards."""
+    def _backup(self, path: list[tuple[_Node, Joint]], reward: Reward, weight: int) -> None:
+        """Add ``weight`` samples of mean ``reward`` to every edge on the path; then proofs."""
         for node, joint in path:
-            node.visits += 1
+            node.visits += weight
             for r in node.choosers:
                 i = joint[r]
-                node.counts[r][i] += 1
-                node.sums[r][i] += reward[r]
+                node.counts[r][i] += weight
+                node.sums[r][i] += reward[r] * weight
                 if node.exp3:
                     node.exp3[r][i] += reward[r] / node.chosen_prob[r]
             if node.maxes and reward[0] > node.maxes[joint[0]]:
@@ -398,7 +424,7 @@ class MCTSAgent(Agent):
         best: Reward | None = None
         complete = True
         for i in range(len(node.moves[m])):
-            child = node.children.get(node.key(m, i))
+            child = node.kids[i]
             if child is None or child.proven is None:
                 complete = False
                 continue
@@ -449,7 +475,7 @@ class MCTSAgent(Agent):
             return max(range(len(counts)), key=lambda i: (counts[i], means[i]))
         proven: dict[int, float] = {}
         for i in range(len(counts)):
-            child = root.children.get(root.key(r, i))
+            child = root.kids[i]
             if child is not None and child.proven is not None:
                 proven[i] = child.proven[r]
         if proven:

@@ -66,8 +66,14 @@ AGENTS: dict[str, _Kind] = {
     "random": _Kind("ggpkit.agents.random_agent:RandomAgent", {}, "uniformly random legal moves"),
     "mcts": _Kind(
         "ggpkit.agents.mcts:MCTSAgent",
-        {"time": _positive_float, "playouts": _positive_int, "c": _non_negative_float},
-        "UCT Monte Carlo tree search (time in s, playouts per move, exploration c)",
+        {
+            "time": _positive_float,
+            "playouts": _positive_int,
+            "c": _non_negative_float,
+            "leaf": _positive_int,
+        },
+        "UCT Monte Carlo tree search (time s, playouts per move, exploration c, "
+        "leaf playouts per new node)",
     ),
     "alphabeta": _Kind(
         "ggpkit.agents.alphabeta:AlphaBetaAgent",

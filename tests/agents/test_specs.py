@@ -34,7 +34,7 @@ def test_parse_valid_specs(text: str, name: str, limit: Limit, options: dict[str
     ("text", "needle"),
     [
         ("minimax", "the agents are random, mcts, alphabeta, solver, human"),
-        ("mcts:depth=3", "its options are time, playouts, c"),
+        ("mcts:depth=3", "its options are time, playouts, c, leaf"),
         ("random:time=1", "its options are none"),
         ("mcts:time=-1", "must be > 0"),
         ("mcts:time=fast", "time='fast'"),
