@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from ggpkit.games import breakthrough_kernels as kernels
-from ggpkit.games.api import Game, GameInfo, PlayoutStats
+from ggpkit.games.api import Game, GameError, GameInfo, PlayoutStats, UnknownRoleError
 from ggpkit.gdl.terms import Const, Func, Term, func
 
 ROLES = ("white", "black")
@@ -68,10 +68,18 @@ def position(
     white: Sequence[tuple[int, int]], black: Sequence[tuple[int, int]], control: str
 ) -> BtState:
     """A hand-built position from cell lists, e.g. for tests and puzzles."""
+    if control not in ROLES:
+        raise UnknownRoleError(control, ROLES)
+    cells = [*white, *black]
+    for x, y in cells:
+        if not (1 <= x <= SIZE and 1 <= y <= SIZE):
+            raise GameError(f"cell ({x},{y}) is off the 6x6 board")
+        if (x, y) in HOLE_CELLS:
+            raise GameError(f"cell ({x},{y}) is a hole and cannot hold a piece")
+    if len(set(cells)) != len(cells):
+        raise GameError("a cell is listed twice: each cell holds at most one piece")
     w = sum(1 << cell_index(x, y) for x, y in white)
     b = sum(1 << cell_index(x, y) for x, y in black)
-    if w & b or (w | b) & HOLES:
-        raise ValueError("a cell holds two pieces or a piece stands on a hole")
     return BtState(w, b, ROLES.index(control))
 
 

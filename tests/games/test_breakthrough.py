@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import ggpkit
 from ggpkit.games import breakthrough_kernels as kernels
-from ggpkit.games.api import Game, GameOverError, IllegalMoveError
+from ggpkit.games.api import Game, GameError, GameOverError, IllegalMoveError
 from ggpkit.games.breakthrough import (
     HOLES,
     BreakthroughHoles,
@@ -259,6 +259,17 @@ def test_illegal_moves_raise_with_reason_and_keep_state(
         assert reason in err.value.reason
     assert state == before
     assert game.facts(state) == game.facts(game.initial_state())
+
+
+def test_hand_built_positions_are_checked() -> None:
+    with pytest.raises(GameError, match="hole"):
+        position([(2, 3)], [(6, 6)], "white")
+    with pytest.raises(GameError, match="off the 6x6 board"):
+        position([(7, 1)], [(6, 6)], "white")
+    with pytest.raises(GameError, match="listed twice"):
+        position([(1, 1)], [(1, 1)], "white")
+    with pytest.raises(GameError, match="unknown role"):
+        position([(1, 1)], [(6, 6)], "red")
 
 
 def test_moves_as_strings_and_terms_are_the_same() -> None:
