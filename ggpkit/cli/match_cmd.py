@@ -27,6 +27,7 @@ from ggpkit.match.players import Player, player_from_spec
 from ggpkit.match.protocol import strip_comments
 from ggpkit.match.recorder import MatchRecorder, NullRecorder
 from ggpkit.match.referee import Referee, StepEvent
+from ggpkit.match.scramble import Scrambler
 from ggpkit.store.sqlite import MatchStore, StoreError, default_db_path
 
 
@@ -104,6 +105,9 @@ def match_command(
     db: Annotated[Path | None, typer.Option(help="Match database (default: $GGPKIT_DB).")] = None,
     no_db: Annotated[bool, typer.Option("--no-db", help="Do not store the match.")] = False,
     seed: Annotated[int | None, typer.Option(help="Seed of agents and fallbacks.")] = None,
+    scramble: Annotated[
+        bool, typer.Option("--scramble", help="Send remote players scrambled symbol names.")
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only print the result.")] = False,
 ) -> None:
     """Referee one match under the GGP protocol and print the result."""
@@ -113,7 +117,8 @@ def match_command(
     if not rules and any(s.startswith(("http://", "https://")) for s in specs):
         raise fail(f"{game_name} has no GDL rules to send to remote players")
     try:
-        players: list[Player] = [player_from_spec(s, seed) for s in specs]
+        scrambler = Scrambler(rules, seed) if scramble and rules else None
+        players: list[Player] = [player_from_spec(s, seed, scrambler) for s in specs]
     except SpecError as e:
         raise fail(str(e)) from None
     store = open_store(db, no_db)

@@ -20,6 +20,7 @@ from ggpkit.match.agent_runner import AgentRunner, in_daemon_thread
 from ggpkit.match.clock import thinking_time
 from ggpkit.match.protocol import format_abort, format_play, format_start, format_stop
 from ggpkit.match.remote import PlayerFault, RemotePlayer
+from ggpkit.match.scramble import Scrambler
 
 
 class Player(Protocol):
@@ -81,17 +82,31 @@ class LocalPlayer:
 
 
 class HttpPlayer:
-    """A remote player spoken to over the GGP HTTP protocol."""
+    """A remote player spoken to over the GGP HTTP protocol.
+
+    With a :class:`Scrambler`, the player sees only scrambled names (rules, role,
+    moves) and its replies are read back into the real ones.
+    """
 
     is_human = False
 
-    def __init__(self, url: str, name: str | None = None) -> None:
+    def __init__(
+        self, url: str, name: str | None = None, scrambler: Scrambler | None = None
+    ) -> None:
         self.remote = RemotePlayer(url, name)
         self.name = name or url
+        self.scrambler = scrambler
+
+    def _moves(self, moves: Sequence[Term] | None) -> Sequence[Term] | None:
+        if moves is None or self.scrambler is None:
+            return moves
+        return [self.scrambler.term(m) for m in moves]
 
     async def start(
         self, match_id: str, role: str, game: Game[Any], rules: str, start: float, play: float
     ) -> None:
+        if self.scrambler is not None:
+            rules, role = self.scrambler.rules, self.scrambler.name(role)
         reply = await self.remote.send(format_start(match_id, role, rules, start, play), start, 0.0)
         if reply.strip().lower() != "ready":
             raise PlayerFault("CE", f"START answered {reply[:60]!r} instead of ready")
@@ -99,10 +114,11 @@ class HttpPlayer:
     async def play(
         self, match_id: str, last: Sequence[Term] | None, state: Hashable, clock: float
     ) -> str:
-        return await self.remote.send(format_play(match_id, last), clock)
+        reply = await self.remote.send(format_play(match_id, self._moves(last)), clock)
+        return reply if self.scrambler is None else self.scrambler.unscramble(reply)
 
     async def stop(self, match_id: str, last: Sequence[Term] | None, clock: float) -> None:
-        await self.remote.send(format_stop(match_id, last), clock)
+        await self.remote.send(format_stop(match_id, self._moves(last)), clock)
 
     async def abort(self, match_id: str) -> None:
         await self.remote.send(format_abort(match_id), 1.0, 0.0)
@@ -146,7 +162,9 @@ class HumanPlayer:
         pass
 
 
-def player_from_spec(spec: str, seed: int | None = None) -> Player:
+def player_from_spec(
+    spec: str, seed: int | None = None, scrambler: Scrambler | None = None
+) -> Player:
     """A player from a command-line spec: ``human``, an ``http(s)://`` URL, or an agent spec.
 
     Raises ``SpecError`` (from ``ggpkit.agents.specs``) for an unknown agent spec.
@@ -154,5 +172,5 @@ def player_from_spec(spec: str, seed: int | None = None) -> Player:
     if spec == "human":
         return HumanPlayer()
     if spec.startswith(("http://", "https://")):
-        return HttpPlayer(spec)
+        return HttpPlayer(spec, scrambler=scrambler)
     return LocalPlayer(make_agent(spec, seed), name=spec, seed=seed)

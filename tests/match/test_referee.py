@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
@@ -184,3 +186,66 @@ def test_wrong_number_of_players_is_refused() -> None:
 
     with pytest.raises(GameError, match="2 roles"):
         Referee(TinyGame(), TINY_GDL, [LocalPlayer(FirstAgent())], Clocks(1, 1))
+
+
+# ---- scrambled names, real GDL engines on both sides -------------------------------------------
+
+
+def test_scrambled_match_between_gdl_player_servers() -> None:
+    """The players see only scrambled names; the referee records the real ones."""
+    from ggpkit.games.registry import load_kif
+    from ggpkit.match.scramble import Scrambler
+
+    game = load_kif(TINY_GDL, "tiny")
+    scrambler = Scrambler(TINY_GDL, seed=11)
+    views = [ListRecorder(), ListRecorder()]
+    services = [
+        PlayerService(FirstAgent, name="w", recorder=views[0]),
+        PlayerService(LastAgent, name="b", recorder=views[1]),
+    ]
+    with ServerThread(services[0]) as ws, ServerThread(services[1]) as bs:
+        players: list[Player] = [
+            HttpPlayer(ws.url, "w", scrambler),
+            HttpPlayer(bs.url, "b", scrambler),
+        ]
+        record = asyncio.run(Referee(game, TINY_GDL, players, Clocks(20, 3)).run())
+    assert record.moves == [["(add 1)", "noop"], ["noop", "(add 2)"], ["(add 1)", "noop"]]
+    assert record.errors == [["", ""]] * 3 and record.goal_values == [100, 0]
+    seen = views[0].records[0]
+    add, noop = scrambler.name("add"), scrambler.name("noop")
+    assert add != "add" and seen.moves[0] == [f"({add} 1)", noop]
+    assert "white" not in seen.rules and "count" not in seen.rules
+    assert seen.goal_values == [100, 0]
+
+
+GAMES_DIR = Path(
+    os.environ.get("GGPKIT_GAMES_DIR")
+    or Path(__file__).resolve().parents[2] / ".." / "shared" / "ggp-games"
+)
+
+
+def test_tic_tac_toe_from_the_shared_games_over_http() -> None:
+    """A real GGP game, scrambled, between an MCTS player server and a random one."""
+    path = GAMES_DIR / "ticTacToe.kif"
+    if not path.exists():
+        pytest.skip(f"{path} is absent")
+    from ggpkit.agents.specs import make_agent
+    from ggpkit.games.registry import load
+    from ggpkit.match.protocol import strip_comments
+    from ggpkit.match.scramble import Scrambler
+
+    rules = strip_comments(path.read_text(encoding="utf-8"))
+    game = load(str(path))
+    scrambler = Scrambler(rules, seed=5)
+    services = [
+        PlayerService(lambda: make_agent("mcts:playouts=200", seed=1), name="mcts"),
+        PlayerService(lambda: make_agent("random", seed=2), name="random"),
+    ]
+    with ServerThread(services[0]) as a, ServerThread(services[1]) as b:
+        players: list[Player] = [
+            HttpPlayer(a.url, "a", scrambler),
+            HttpPlayer(b.url, "b", scrambler),
+        ]
+        record = asyncio.run(Referee(game, rules, players, Clocks(20, 3), seed=1).run())
+    assert record.is_completed and sum(record.goal_values or []) == 100
+    assert all(e == ["", ""] for e in record.errors)
