@@ -31,6 +31,8 @@ from ggpkit.reasoning.grounding import (
 from ggpkit.reasoning.propnet import Propnet, build
 
 DEFAULT_MAX_STEPS = 100_000
+LANE_THRESHOLD = 8
+"""Batches of at least this many playouts run 64 at a time (bit-parallel kernel)."""
 
 __all__ = ["GroundingError", "PlayoutTotals", "PropnetReasoner"]
 
@@ -55,6 +57,7 @@ class PropnetReasoner:
         self._val = np.zeros(net.size, dtype=np.uint8)
         self._val[1] = 1
         self._playout_val = self._val.copy()
+        self._val64 = np.zeros(net.size, dtype=np.uint64)
         self._tmp = np.zeros(len(net.base), dtype=np.uint8)
         self._state: bytes | None = None
         self._goals_ready = False
@@ -193,18 +196,37 @@ class PropnetReasoner:
     ) -> PlayoutTotals:
         """Run ``count`` uniformly random playouts from ``state`` in one compiled call.
 
-        Each step every role picks uniformly among its legal moves. ReasonerError
+        Each step every role picks uniformly among its legal moves; playout ``j`` of
+        the batch draws from its own random stream (derived from ``seed`` and ``j``),
+        so the totals depend only on ``(state, count, seed)``. Small batches run on
+        the scalar kernel with differential propagation, larger ones 64 playouts at
+        a time on the bit-parallel kernel; both give the same totals. ReasonerError
         when a role has no legal move, a terminal state lacks exactly one goal
         value per role, or a playout exceeds ``max_steps`` joint moves.
         """
         net = self.net
-        done, moves, sums, err = k.playouts(
-            net.kind, net.in_start, net.inputs, net.order, net.blocks, net.phases,
-            net.base_nodes, net.next_lits, net.legal_lits, net.does_nodes, net.move_start,
-            net.terminal_lit, net.goal_lits, net.goal_values, net.goal_start,
-            self._unpack(state), count, seed & 0xFFFFFFFFFFFFFFFF, max_steps,
-            self._playout_val,
-        )  # fmt: skip
+        if count <= 0:
+            return PlayoutTotals(0, 0, (0,) * len(self.roles))
+        if self.terminal(state):
+            goals = [self.goal(state, i) for i in range(len(self.roles))]
+            return PlayoutTotals(count, 0, tuple(count * g for g in goals))
+        seed &= 0xFFFFFFFFFFFFFFFF
+        bits = self._unpack(state)
+        if count < LANE_THRESHOLD:
+            done, moves, sums, err = k.playouts(
+                net.kind, net.in_start, net.inputs, net.order, net.blocks, net.phases,
+                net.base_nodes, net.next_lits, net.legal_lits, net.does_nodes, net.move_start,
+                net.terminal_lit, net.goal_lits, net.goal_values, net.goal_start,
+                net.fan_start, net.fanout, net.level, net.scc, net.scc_start, net.scc_nodes,
+                net.needed, bits, count, seed, max_steps, self._playout_val,
+            )  # fmt: skip
+        else:
+            done, moves, sums, err = k.playouts64(
+                net.kind, net.in_start, net.inputs, net.order, net.blocks, net.phases,
+                net.base_nodes, net.next_lits, net.legal_lits, net.does_nodes, net.move_start,
+                net.terminal_lit, net.goal_lits, net.goal_values, net.goal_start,
+                bits, count, seed, max_steps, self._val64,
+            )  # fmt: skip
         if err == k.ERR_NO_LEGAL:
             raise ReasonerError("a role has no legal move in a non-terminal state")
         if err == k.ERR_GOAL:

@@ -18,7 +18,7 @@ one ``B`` evaluation per step and one ``G`` at the end.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -66,6 +66,17 @@ class Propnet:
     goal_lits: I32
     goal_values: I32
     goal_start: I32
+    fan_start: I32
+    fanout: I32
+    """CSR of each node's consumers among the needed gates, as ``2 * gate + neg``."""
+    level: I32
+    """Depth of each needed gate in the component DAG (inputs are level 0)."""
+    scc: I32
+    """Cyclic component of each node (-1 if none); ``scc_start`` / ``scc_nodes`` list them."""
+    scc_start: I32
+    scc_nodes: I32
+    needed: I32
+    """Every gate that some view depends on, in evaluation order."""
 
     @property
     def size(self) -> int:
@@ -130,25 +141,27 @@ def build(program: GroundProgram) -> Propnet:
     def lit(x: int) -> int:
         return 2 * node_of.get(abs(x), FALSE) + (1 if x < 0 else 0)
 
+    factor = _DoesFactoring(b, does_node, len(roles))
     for atom, bodies in rules_of.items():
         n = node_of[atom]
         if n == TRUE or b.kind[n] == KIND_INPUT:
             continue
-        if len(bodies) == 1:
-            b.ins[n] = [lit(x) for x in bodies[0]]
+        lit_bodies = factor.bodies([[lit(x) for x in body] for body in bodies])
+        if b.kind[n] == KIND_AND and len(lit_bodies) == 1:
+            b.ins[n] = lit_bodies[0]
             continue
-        ors = []
-        for body in bodies:
-            lits = [lit(x) for x in body]
-            ors.append(lits[0] if len(lits) == 1 else 2 * b.node(KIND_AND, lits))
-        b.ins[n] = ors
+        b.kind[n] = KIND_OR
+        b.ins[n] = [
+            lits[0] if len(lits) == 1 else 2 * b.node(KIND_AND, lits) for lits in lit_bodies
+        ]
+    alias = _simplify(b)
 
     def view(term: Term) -> int:
         """The literal of a ground atom: a gate, or a constant for facts and impossible atoms."""
         if term in program.facts:
             return 2 * TRUE
         atom = by_term.get(term)
-        return 2 * node_of.get(atom, FALSE) if atom is not None else 2 * FALSE
+        return alias(2 * node_of.get(atom, FALSE)) if atom is not None else 2 * FALSE
 
     for t in program.atoms.values():
         if isinstance(t, Func) and t.name == "init":
@@ -169,7 +182,7 @@ def build(program: GroundProgram) -> Propnet:
         role_moves = []
         for m in ms:
             lt = view(Func("legal", (Const(role), m)))
-            if lt == 2 * FALSE:
+            if lt in (2 * FALSE, 2 * TRUE + 1):
                 continue
             role_moves.append(m)
             legal_lits.append(lt)
@@ -190,7 +203,8 @@ def build(program: GroundProgram) -> Propnet:
     terminal_lit = view(Const("terminal"))
 
     roots_a = [*legal_lits, terminal_lit]
-    order, blocks, phases = _schedule(b, roots_a, next_lits, goal_lits)
+    order, blocks, phases, comps = _schedule(b, roots_a, next_lits, goal_lits)
+    inc = _incremental(b, comps)
 
     def arr(xs: list[int]) -> I32:
         return np.asarray(xs, dtype=np.int32)
@@ -218,7 +232,131 @@ def build(program: GroundProgram) -> Propnet:
         goal_lits=arr(goal_lits),
         goal_values=arr(goal_values),
         goal_start=arr(goal_start),
+        fan_start=inc[0],
+        fanout=inc[1],
+        level=inc[2],
+        scc=inc[3],
+        scc_start=inc[4],
+        scc_nodes=inc[5],
+        needed=inc[6],
     )
+
+
+class _DoesFactoring:
+    """Merge rule bodies that differ only in their one move literal.
+
+    Frame axioms such as ``next(cell X) :- true(cell X), does(R, M), distinct...``
+    ground to one body per (cell, move). Bodies with the same other literals become
+    one body with a *move set* literal: true iff the role's move is in the set.
+    Exactly one move per role is set in every evaluation of ``next``, so a set
+    larger than half a role's moves is written as the negation of its complement.
+    """
+
+    def __init__(self, b: _Builder, does_node: dict[tuple[int, Term], int], nroles: int) -> None:
+        self.b = b
+        self.role_of = {n: r for (r, _), n in does_node.items()}
+        self.of_role: list[list[int]] = [[] for _ in range(nroles)]
+        for (r, _), n in sorted(does_node.items(), key=lambda kv: kv[1]):
+            self.of_role[r].append(n)
+        self.cache: dict[frozenset[int], int] = {}
+
+    def bodies(self, bodies: list[list[int]]) -> list[list[int]]:
+        groups: dict[tuple[int, ...], list[int]] = {}
+        out: list[list[int]] = []
+        for lits in bodies:
+            moves = [x for x in lits if (x >> 1) in self.role_of]
+            if len(moves) == 1 and (moves[0] & 1) == 0:
+                rest = tuple(sorted(x for x in lits if x != moves[0]))
+                groups.setdefault(rest, []).append(moves[0] >> 1)
+            else:
+                out.append(lits)
+        for rest, ds in groups.items():
+            out.append([*rest, 2 * ds[0] if len(ds) == 1 else self.move_set(frozenset(ds))])
+        return out
+
+    def move_set(self, nodes: frozenset[int]) -> int:
+        """A literal true iff one of the move nodes ``nodes`` is set."""
+        if nodes in self.cache:
+            return self.cache[nodes]
+        per_role: dict[int, set[int]] = {}
+        for n in nodes:
+            per_role.setdefault(self.role_of[n], set()).add(n)
+        lits = []
+        for r, chosen in sorted(per_role.items()):
+            every = self.of_role[r]
+            rest = [n for n in every if n not in chosen]
+            if not rest:
+                lits = [2 * TRUE]
+                break
+            if len(chosen) <= len(rest):
+                lits.append(self._any(sorted(chosen)))
+            else:
+                lits.append(self._any(rest) ^ 1)
+        out = lits[0] if len(lits) == 1 else 2 * self.b.node(KIND_OR, lits)
+        self.cache[nodes] = out
+        return out
+
+    def _any(self, nodes: list[int]) -> int:
+        return 2 * nodes[0] if len(nodes) == 1 else 2 * self.b.node(KIND_OR, [2 * n for n in nodes])
+
+
+def _simplify(b: _Builder) -> Callable[[int], int]:
+    """Fold constants, bypass one-input gates and merge identical gates, to a fixpoint.
+
+    Returns the map from an old literal to its replacement. Every rewrite keeps the
+    least-fixpoint value of every node, so cyclic components stay correct.
+    """
+    alias: dict[int, int] = {}
+
+    def resolve(x: int) -> int:
+        seen = 0
+        while (x >> 1) in alias:
+            x = alias[x >> 1] ^ (x & 1)
+            seen += 1
+            if seen > len(alias):  # defensive: alias chains never loop by construction
+                break
+        return x
+
+    t, f = 2 * TRUE, 2 * FALSE
+    changed = True
+    while changed:
+        changed = False
+        table: dict[tuple[int, tuple[int, ...]], int] = {}
+        for n in range(2, len(b.kind)):
+            kind = b.kind[n]
+            if kind == KIND_INPUT or n in alias:
+                continue
+            ins = sorted({resolve(x) for x in b.ins[n]})
+            unit, zero = (t, f) if kind == KIND_AND else (f, t)
+            unit_neg, zero_neg = unit ^ 1, zero ^ 1
+            if zero in ins or unit_neg in ins:  # unit_neg == negated unit == zero value
+                target = zero
+            else:
+                ins = [x for x in ins if x not in (unit, zero_neg)]
+                target = -1
+                if not ins:
+                    target = unit
+                elif len(ins) == 1 and (ins[0] >> 1) != n:
+                    target = ins[0]
+                elif any((x ^ 1) in ins for x in ins):
+                    target = zero  # a AND not a / a OR not a
+            if target < 0:
+                key = (kind, tuple(ins))
+                other = table.get(key)
+                if other is not None and all((x >> 1) != n for x in ins):
+                    target = 2 * other
+                else:
+                    table.setdefault(key, n)
+            if target >= 0 and (target >> 1) != n:
+                alias[n] = target
+                changed = True
+            elif ins != b.ins[n]:
+                b.ins[n] = ins
+                changed = True
+    for n in range(2, len(b.kind)):
+        if n not in alias and b.kind[n] != KIND_INPUT:
+            b.ins[n] = [resolve(x) for x in b.ins[n]]
+    return resolve
 
 
 def _is(t: Term, name: str, n: int) -> bool:
@@ -287,7 +425,7 @@ def _sccs(b: _Builder, nodes: set[int]) -> list[list[int]]:
 
 def _schedule(
     b: _Builder, roots_a: list[int], roots_b: list[int], roots_g: list[int]
-) -> tuple[list[int], list[int], list[int]]:
+) -> tuple[list[int], list[int], list[int], list[list[int]]]:
     """The evaluation order and blocks of the three phases (see the module docstring)."""
     need_a = _closure(b, roots_a)
     need_b = _closure(b, roots_b) - need_a
@@ -305,8 +443,7 @@ def _schedule(
             gates = [n for n in comp if b.kind[n] != KIND_INPUT and n != TRUE]
             if not gates:
                 continue
-            cyclic = len(comp) > 1 or any((x >> 1) == comp[0] for x in b.ins[comp[0]])
-            if cyclic:
+            if _is_cyclic(b, comp):
                 if len(order) > run_start:
                     blocks += [run_start, len(order), 0]
                 blocks += [len(order), len(order) + len(gates), 1]
@@ -317,7 +454,59 @@ def _schedule(
         if len(order) > run_start:
             blocks += [run_start, len(order), 0]
         phases.append(len(blocks) // 3)
-    return order, blocks, phases
+    return order, blocks, phases, comps
+
+
+def _is_cyclic(b: _Builder, comp: list[int]) -> bool:
+    return len(comp) > 1 or any((x >> 1) == comp[0] for x in b.ins[comp[0]])
+
+
+def _incremental(b: _Builder, comps: list[list[int]]) -> tuple[I32, ...]:
+    """Fanouts, levels and cyclic components for incremental (differential) propagation.
+
+    Only needed gates appear as consumers, so changes never flow into dead logic.
+    """
+    n = len(b.kind)
+    level = np.zeros(n, dtype=np.int32)
+    scc = np.full(n, -1, dtype=np.int32)
+    scc_start = [0]
+    scc_nodes: list[int] = []
+    needed: list[int] = []
+    for comp in comps:  # dependencies first
+        gates = [x for x in comp if b.kind[x] != KIND_INPUT and x != TRUE]
+        if not gates:
+            continue
+        members = set(gates)
+        lv = 1
+        for g in gates:
+            for x in b.ins[g]:
+                if (x >> 1) not in members:
+                    lv = max(lv, int(level[x >> 1]) + 1)
+        if _is_cyclic(b, comp):
+            sid = len(scc_start) - 1
+            for g in gates:
+                scc[g] = sid
+            scc_nodes.extend(gates)
+            scc_start.append(len(scc_nodes))
+        for g in gates:
+            level[g] = lv
+        needed.extend(gates)
+    fans: list[list[int]] = [[] for _ in range(n)]
+    for g in needed:
+        for x in b.ins[g]:
+            fans[x >> 1].append(2 * g + (x & 1))
+    fan_start = np.zeros(n + 1, dtype=np.int32)
+    fan_start[1:] = np.cumsum([len(f) for f in fans])
+    fanout = np.asarray([y for f in fans for y in f], dtype=np.int32)
+    return (
+        fan_start,
+        fanout,
+        level,
+        scc,
+        np.asarray(scc_start, dtype=np.int32),
+        np.asarray(scc_nodes, dtype=np.int32),
+        np.asarray(needed, dtype=np.int32),
+    )
 
 
 def make_reasoner(rules: Sequence[Rule]) -> Reasoner[bytes]:

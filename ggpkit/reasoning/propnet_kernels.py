@@ -4,6 +4,14 @@ Node values live in one ``uint8`` array ``val``; a literal ``l`` reads
 ``val[l >> 1] ^ (l & 1)``. Whole random playouts run inside :func:`playouts`, so
 the interpreter is entered once per batch, not once per move. The random numbers
 come from xorshift64*, seeded per batch, so a batch is reproducible.
+
+Two ways to evaluate. :func:`eval_phase` recomputes a whole phase in order (the
+single-state queries of the reasoner use it). Playouts instead propagate only
+changes (as Sancho's propnet does): each acyclic gate keeps the count of its
+true inputs, a changed input adjusts its consumers' counts, and consumers are
+revisited level by level so every gate is settled once per propagation.
+Recursive (cyclic) components are recomputed to their least fixpoint whenever
+one of their inputs changed.
 """
 
 from __future__ import annotations
@@ -58,6 +66,32 @@ def eval_phase(kind, in_start, inputs, order, blocks, b0, b1, val):  # type: ign
 
 
 @njit(cache=True, nogil=True)
+def seed_stream(seed, j):  # type: ignore[no-untyped-def]
+    """The xorshift state of playout ``j`` of a batch (splitmix64 of seed and index).
+
+    Every playout has its own stream, so its moves do not depend on which kernel
+    (scalar or 64-lane) runs it, nor on which lane: both kernels give equal totals.
+    """
+    z = np.uint64(seed) + np.uint64(j + 1) * np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    if z == 0:
+        z = np.uint64(88172645463325252)
+    return z
+
+
+@njit(cache=True, nogil=True, inline="always")
+def rand_below(rng, n):  # type: ignore[no-untyped-def]
+    """One xorshift64* step: the new state and a number in ``0 .. n - 1``."""
+    rng ^= rng >> np.uint64(12)
+    rng ^= rng << np.uint64(25)
+    rng ^= rng >> np.uint64(27)
+    pick = ((rng * np.uint64(2685821657736338717)) >> np.uint64(33)) % np.uint64(n)
+    return rng, np.int64(pick)
+
+
+@njit(cache=True, nogil=True)
 def set_state(bits, base_nodes, val):  # type: ignore[no-untyped-def]
     """Load a state (one byte per base proposition) into the node values."""
     for i in range(base_nodes.shape[0]):
@@ -75,84 +109,198 @@ def advance(base_nodes, next_lits, tmp, val):  # type: ignore[no-untyped-def]
         val[base_nodes[i]] = tmp[i]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _push(  # type: ignore[no-untyped-def]
+    x, skip, val, fan_start, fanout, scc, scc_start, scc_nodes, count, pend, level,
+    bucket, bucket_start, bucket_len, lohi,
+):  # fmt: skip
+    """Node ``x`` just changed value: update its consumers and queue them by level."""
+    v = val[x]
+    for k in range(fan_start[x], fan_start[x + 1]):
+        e = fanout[k]
+        t = e >> 1
+        sid = scc[t]
+        if sid >= 0:
+            if sid == skip:
+                continue
+            t = scc_nodes[scc_start[sid]]
+        elif (v ^ (e & 1)) != 0:
+            count[t] += 1
+        else:
+            count[t] -= 1
+        if pend[t] == 0:
+            pend[t] = 1
+            lv = level[t]
+            bucket[bucket_start[lv] + bucket_len[lv]] = t
+            bucket_len[lv] += 1
+            if lv < lohi[0]:
+                lohi[0] = lv
+            if lv > lohi[1]:
+                lohi[1] = lv
+
+
+@njit(cache=True, nogil=True)
+def _propagate(  # type: ignore[no-untyped-def]
+    kind, in_start, inputs, val, fan_start, fanout, scc, scc_start, scc_nodes,
+    count, pend, level, bucket, bucket_start, bucket_len, lohi, old,
+):  # fmt: skip
+    """Settle every queued gate, lowest level first."""
+    lv = lohi[0]
+    while lv <= lohi[1]:
+        s0 = bucket_start[lv]
+        i = 0
+        while i < bucket_len[lv]:
+            t = bucket[s0 + i]
+            i += 1
+            pend[t] = 0
+            sid = scc[t]
+            if sid < 0:
+                if kind[t] == KIND_AND:
+                    nv = 1 if count[t] == in_start[t + 1] - in_start[t] else 0
+                else:
+                    nv = 1 if count[t] > 0 else 0
+                if nv != val[t]:
+                    val[t] = nv
+                    _push(t, -1, val, fan_start, fanout, scc, scc_start, scc_nodes, count,
+                          pend, level, bucket, bucket_start, bucket_len, lohi)  # fmt: skip
+            else:
+                a = scc_start[sid]
+                b = scc_start[sid + 1]
+                for j in range(a, b):
+                    m = scc_nodes[j]
+                    old[j - a] = val[m]
+                    val[m] = 0
+                changed = True
+                while changed:
+                    changed = False
+                    for j in range(a, b):
+                        m = scc_nodes[j]
+                        v = _gate(m, kind, in_start, inputs, val)
+                        if v != val[m]:
+                            val[m] = v
+                            changed = True
+                for j in range(a, b):
+                    m = scc_nodes[j]
+                    if val[m] != old[j - a]:
+                        _push(m, sid, val, fan_start, fanout, scc, scc_start, scc_nodes, count,
+                              pend, level, bucket, bucket_start, bucket_len, lohi)  # fmt: skip
+        bucket_len[lv] = 0
+        lv += 1
+    lohi[0] = 1 << 30
+    lohi[1] = -1
+
+
 @njit(cache=True, nogil=True)
 def playouts(  # type: ignore[no-untyped-def]
-    kind,
-    in_start,
-    inputs,
-    order,
-    blocks,
-    phases,
-    base_nodes,
-    next_lits,
-    legal_lits,
-    does_nodes,
-    move_start,
-    terminal_lit,
-    goal_lits,
-    goal_values,
-    goal_start,
-    start_bits,
-    count,
-    seed,
-    max_steps,
-    val,
-):
-    """Run ``count`` random playouts from ``start_bits``.
+    kind, in_start, inputs, order, blocks, phases, base_nodes, next_lits, legal_lits,
+    does_nodes, move_start, terminal_lit, goal_lits, goal_values, goal_start,
+    fan_start, fanout, level, scc, scc_start, scc_nodes, needed,
+    start_bits, count, seed, max_steps, val,
+):  # fmt: skip
+    """Run ``count`` random playouts from ``start_bits`` with differential propagation.
 
     Returns ``(playouts done, joint moves, goal sums per role, error code)``; on an
     error the batch stops at the faulty playout (which is not counted).
     """
+    n = kind.shape[0]
     nroles = move_start.shape[0] - 1
     nb = base_nodes.shape[0]
-    tmp = np.zeros(nb, dtype=np.uint8)
-    sums = np.zeros(nroles, dtype=np.int64)
-    chosen = np.zeros(nroles, dtype=np.int64)
-    for r in range(nroles):
-        chosen[r] = -1
+    # A full evaluation makes every needed gate consistent with the start state.
+    set_state(start_bits, base_nodes, val)
     for k in range(does_nodes.shape[0]):
         val[does_nodes[k]] = 0
-    rng = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(0x2545F4914F6CDD1D)
-    if rng == 0:
-        rng = np.uint64(88172645463325252)
+    eval_phase(kind, in_start, inputs, order, blocks, phases[0], phases[1], val)
+    eval_phase(kind, in_start, inputs, order, blocks, phases[2], phases[3], val)
+    eval_phase(kind, in_start, inputs, order, blocks, phases[4], phases[5], val)
+    cnt = np.zeros(n, dtype=np.int32)
+    nlevels = 1
+    max_scc = 1
+    for i in range(needed.shape[0]):
+        g = needed[i]
+        if level[g] + 1 > nlevels:
+            nlevels = level[g] + 1
+        c = 0
+        for k in range(in_start[g], in_start[g + 1]):
+            x = inputs[k]
+            c += val[x >> 1] ^ (x & 1)
+        cnt[g] = c
+    for sid in range(scc_start.shape[0] - 1):
+        if scc_start[sid + 1] - scc_start[sid] > max_scc:
+            max_scc = scc_start[sid + 1] - scc_start[sid]
+    bucket_start = np.zeros(nlevels + 1, dtype=np.int32)
+    for i in range(needed.shape[0]):
+        bucket_start[level[needed[i]] + 1] += 1
+    for lv in range(nlevels):
+        bucket_start[lv + 1] += bucket_start[lv]
+    bucket_len = np.zeros(nlevels, dtype=np.int32)
+    bucket = np.zeros(max(1, needed.shape[0]), dtype=np.int32)
+    pend = np.zeros(n, dtype=np.uint8)
+    lohi = np.zeros(2, dtype=np.int64)
+    lohi[0] = 1 << 30
+    lohi[1] = -1
+    old = np.zeros(max_scc, dtype=np.uint8)
+    tmp = np.zeros(nb, dtype=np.uint8)
+    sums = np.zeros(nroles, dtype=np.int64)
+    chosen = np.full(nroles, -1, dtype=np.int64)
+    pick_k = np.zeros(nroles, dtype=np.int64)
     moves = 0
     for p in range(count):
-        set_state(start_bits, base_nodes, val)
+        rng = seed_stream(seed, p)
+        for i in range(nb):
+            x = base_nodes[i]
+            if val[x] != start_bits[i]:
+                val[x] = start_bits[i]
+                _push(x, -1, val, fan_start, fanout, scc, scc_start, scc_nodes, cnt, pend, level,
+                      bucket, bucket_start, bucket_len, lohi)  # fmt: skip
+        _propagate(kind, in_start, inputs, val, fan_start, fanout, scc, scc_start, scc_nodes,
+                   cnt, pend, level, bucket, bucket_start, bucket_len, lohi, old)  # fmt: skip
         steps = 0
-        while True:
-            eval_phase(kind, in_start, inputs, order, blocks, phases[0], phases[1], val)
-            if (val[terminal_lit >> 1] ^ (terminal_lit & 1)) != 0:
-                break
+        while (val[terminal_lit >> 1] ^ (terminal_lit & 1)) == 0:
             if steps >= max_steps:
                 return p, moves, sums, ERR_TOO_LONG
             for r in range(nroles):
-                if chosen[r] >= 0:
-                    val[does_nodes[chosen[r]]] = 0
                 s = move_start[r]
                 e = move_start[r + 1]
-                n = 0
+                nl = 0
                 for k in range(s, e):
                     x = legal_lits[k]
-                    n += val[x >> 1] ^ (x & 1)
-                if n == 0:
+                    nl += val[x >> 1] ^ (x & 1)
+                if nl == 0:
                     return p, moves, sums, ERR_NO_LEGAL
-                rng ^= rng >> np.uint64(12)
-                rng ^= rng << np.uint64(25)
-                rng ^= rng >> np.uint64(27)
-                pick = ((rng * np.uint64(2685821657736338717)) >> np.uint64(33)) % np.uint64(n)
-                j = np.int64(pick)
+                rng, j = rand_below(rng, nl)
                 for k in range(s, e):
                     x = legal_lits[k]
                     if (val[x >> 1] ^ (x & 1)) != 0:
                         if j == 0:
-                            chosen[r] = k
-                            val[does_nodes[k]] = 1
+                            pick_k[r] = k
                             break
                         j -= 1
-            eval_phase(kind, in_start, inputs, order, blocks, phases[2], phases[3], val)
-            advance(base_nodes, next_lits, tmp, val)
+            for r in range(nroles):
+                if chosen[r] != pick_k[r]:
+                    if chosen[r] >= 0:
+                        x = does_nodes[chosen[r]]
+                        val[x] = 0
+                        _push(x, -1, val, fan_start, fanout, scc, scc_start, scc_nodes, cnt,
+                              pend, level, bucket, bucket_start, bucket_len, lohi)  # fmt: skip
+                    x = does_nodes[pick_k[r]]
+                    val[x] = 1
+                    _push(x, -1, val, fan_start, fanout, scc, scc_start, scc_nodes, cnt, pend,
+                          level, bucket, bucket_start, bucket_len, lohi)  # fmt: skip
+                    chosen[r] = pick_k[r]
+            _propagate(kind, in_start, inputs, val, fan_start, fanout, scc, scc_start, scc_nodes,
+                       cnt, pend, level, bucket, bucket_start, bucket_len, lohi, old)  # fmt: skip
+            for i in range(nb):
+                x = next_lits[i]
+                tmp[i] = val[x >> 1] ^ (x & 1)
+            for i in range(nb):
+                x = base_nodes[i]
+                if val[x] != tmp[i]:
+                    val[x] = tmp[i]
+                    _push(x, -1, val, fan_start, fanout, scc, scc_start, scc_nodes, cnt, pend,
+                          level, bucket, bucket_start, bucket_len, lohi)  # fmt: skip
+            _propagate(kind, in_start, inputs, val, fan_start, fanout, scc, scc_start, scc_nodes,
+                       cnt, pend, level, bucket, bucket_start, bucket_len, lohi, old)  # fmt: skip
             steps += 1
-        eval_phase(kind, in_start, inputs, order, blocks, phases[4], phases[5], val)
         for r in range(nroles):
             found = 0
             value = 0
@@ -162,12 +310,204 @@ def playouts(  # type: ignore[no-untyped-def]
                     found += 1
                     value = goal_values[k]
             if found != 1:
-                for k in range(does_nodes.shape[0]):
-                    val[does_nodes[k]] = 0
                 return p, moves, sums, ERR_GOAL
             sums[r] += value
         moves += steps
-    for r in range(nroles):
-        if chosen[r] >= 0:
-            val[does_nodes[chosen[r]]] = 0
     return count, moves, sums, ERR_NONE
+
+
+# ---- 64 playouts at once: one bit per playout in every node's uint64 word -------------------
+
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_CTZ = np.zeros(64, dtype=np.int64)
+for _i in range(64):
+    _CTZ[((1 << _i) * 0x03F79D71B4CB0A89 % (1 << 64)) >> 58] = _i
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _ctz(w):  # type: ignore[no-untyped-def]
+    return _CTZ[((w & (~w + np.uint64(1))) * _DEBRUIJN) >> np.uint64(58)]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _lit64(x, val):  # type: ignore[no-untyped-def]
+    w = val[x >> 1]
+    if x & 1:
+        w = ~w
+    return w
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _gate64(n, kind, in_start, inputs, val):  # type: ignore[no-untyped-def]
+    s = in_start[n]
+    e = in_start[n + 1]
+    if kind[n] == KIND_AND:
+        acc = ~np.uint64(0)
+        for k in range(s, e):
+            acc &= _lit64(inputs[k], val)
+            if acc == 0:
+                break
+        return acc
+    acc = np.uint64(0)
+    for k in range(s, e):
+        acc |= _lit64(inputs[k], val)
+    return acc
+
+
+@njit(cache=True, nogil=True)
+def eval_phase64(kind, in_start, inputs, order, blocks, b0, b1, val):  # type: ignore[no-untyped-def]
+    """:func:`eval_phase` on 64 independent states at once (one bit each).
+
+    The gate loop is written out here rather than through a helper: numba
+    compiles this form several times faster.
+    """
+    ones = ~np.uint64(0)
+    for b in range(b0, b1):
+        s0 = blocks[b, 0]
+        e0 = blocks[b, 1]
+        cyclic = blocks[b, 2] != 0
+        if cyclic:
+            for k in range(s0, e0):
+                val[order[k]] = 0
+        changed = True
+        while changed:
+            changed = False
+            for k in range(s0, e0):
+                n = order[k]
+                s = in_start[n]
+                e = in_start[n + 1]
+                if kind[n] == KIND_AND:
+                    acc = ones
+                    for j in range(s, e):
+                        x = inputs[j]
+                        w = val[x >> 1]
+                        if x & 1:
+                            w = ~w
+                        acc &= w
+                        if acc == 0:
+                            break
+                else:
+                    acc = np.uint64(0)
+                    for j in range(s, e):
+                        x = inputs[j]
+                        w = val[x >> 1]
+                        if x & 1:
+                            w = ~w
+                        acc |= w
+                if acc != val[n]:
+                    val[n] = acc
+                    changed = cyclic
+
+
+@njit(cache=True, nogil=True)
+def playouts64(  # type: ignore[no-untyped-def]
+    kind, in_start, inputs, order, blocks, phases, base_nodes, next_lits, legal_lits,
+    does_nodes, move_start, terminal_lit, goal_lits, goal_values, goal_start,
+    start_bits, count, seed, max_steps, val,
+):  # fmt: skip
+    """:func:`playouts` with 64 playouts in flight, one per bit of each node's word.
+
+    A lane whose playout ends is restarted at once with the next playout of the
+    batch, so lanes never idle while playouts remain. The start state must not be
+    terminal. Returns the same totals as the scalar kernel for the same seed.
+    """
+    nroles = move_start.shape[0] - 1
+    nb = base_nodes.shape[0]
+    one = np.uint64(1)
+    rng = np.zeros(64, dtype=np.uint64)
+    steps = np.zeros(64, dtype=np.int64)
+    sums = np.zeros(nroles, dtype=np.int64)
+    lane_moves = np.zeros((64, max(1, legal_lits.shape[0])), dtype=np.int32)
+    nlegal = np.zeros(64, dtype=np.int64)
+    tmp = np.zeros(nb, dtype=np.uint64)
+    for i in range(val.shape[0]):
+        val[i] = 0
+    val[1] = ~np.uint64(0)
+    active = np.uint64(0)
+    launched = 0
+    for lane in range(min(64, count)):
+        rng[lane] = seed_stream(seed, launched)
+        launched += 1
+        active |= one << np.uint64(lane)
+    for i in range(nb):
+        if start_bits[i]:
+            val[base_nodes[i]] = active
+    moves = 0
+    done = 0
+    while active != 0:
+        eval_phase64(kind, in_start, inputs, order, blocks, phases[0], phases[1], val)
+        term = _lit64(terminal_lit, val) & active
+        if term != 0:
+            eval_phase64(kind, in_start, inputs, order, blocks, phases[4], phases[5], val)
+            restart = np.uint64(0)
+            w = term
+            while w != 0:
+                lane = _ctz(w)
+                w &= w - one
+                bit = one << np.uint64(lane)
+                for r in range(nroles):
+                    found = 0
+                    value = 0
+                    for k in range(goal_start[r], goal_start[r + 1]):
+                        if _lit64(goal_lits[k], val) & bit:
+                            found += 1
+                            value = goal_values[k]
+                    if found != 1:
+                        return done, moves, sums, ERR_GOAL
+                    sums[r] += value
+                moves += steps[lane]
+                done += 1
+                steps[lane] = 0
+                if launched < count:
+                    rng[lane] = seed_stream(seed, launched)
+                    launched += 1
+                    restart |= bit
+                else:
+                    active &= ~bit
+            if restart != 0:
+                for i in range(nb):
+                    x = base_nodes[i]
+                    if start_bits[i]:
+                        val[x] |= restart
+                    else:
+                        val[x] &= ~restart
+                eval_phase64(kind, in_start, inputs, order, blocks, phases[0], phases[1], val)
+            if active == 0:
+                break
+        for k in range(does_nodes.shape[0]):
+            val[does_nodes[k]] = 0
+        for r in range(nroles):
+            s = move_start[r]
+            e = move_start[r + 1]
+            for lane in range(64):
+                nlegal[lane] = 0
+            for k in range(s, e):
+                w = _lit64(legal_lits[k], val) & active
+                while w != 0:
+                    lane = _ctz(w)
+                    w &= w - one
+                    lane_moves[lane, nlegal[lane]] = k
+                    nlegal[lane] += 1
+            w = active
+            while w != 0:
+                lane = _ctz(w)
+                w &= w - one
+                if nlegal[lane] == 0:
+                    return done, moves, sums, ERR_NO_LEGAL
+                if steps[lane] >= max_steps:
+                    return done, moves, sums, ERR_TOO_LONG
+                rng[lane], j = rand_below(rng[lane], nlegal[lane])
+                k = lane_moves[lane, j]
+                val[does_nodes[k]] |= one << np.uint64(lane)
+        eval_phase64(kind, in_start, inputs, order, blocks, phases[2], phases[3], val)
+        for i in range(nb):
+            tmp[i] = _lit64(next_lits[i], val)
+        for i in range(nb):
+            x = base_nodes[i]
+            val[x] = (val[x] & ~active) | (tmp[i] & active)
+        w = active
+        while w != 0:
+            lane = _ctz(w)
+            w &= w - one
+            steps[lane] += 1
+    return done, moves, sums, ERR_NONE
