@@ -120,7 +120,7 @@ def session_view(st: AppState, session: Session) -> dict[str, Any]:
         "agent_time": session.agent_time,
         "version": session.version,
         "finished": session.finished,
-        "goals": game.goals(state),
+        "goals": _goals_or_none(game, state),
         "to_move": session.whose_turn(),
         "humans_to_move": humans,
         "board": board_view(layout, game.facts(state)) if layout else None,
@@ -132,6 +132,14 @@ def session_view(st: AppState, session: Session) -> dict[str, Any]:
         "can_redo": bool(session.redo),
         "hint": session.record.game_name == "peg",
     }
+
+
+def _goals_or_none(game: Game[Any], state: Any) -> dict[str, int] | None:
+    """Goals where the rules define them; many GDL games define goals only at the end."""
+    try:
+        return game.goals(state)
+    except GameError:
+        return None
 
 
 def record_view(record: MatchRecord) -> dict[str, Any]:

@@ -8,7 +8,8 @@ the server process.
 
 from __future__ import annotations
 
-import multiprocessing as mp
+import subprocess
+import sys
 from typing import Any
 
 from ggpkit.games.api import Game, GameError
@@ -42,19 +43,42 @@ def _problem(line: int, col: int, severity: str, message: str) -> dict[str, Any]
     return {"line": line, "col": col, "severity": severity, "message": message}
 
 
-def _trial(text: str, name: str, out: Any) -> None:
-    """In a child process: load the game and take one step; report an error text or ''."""
-    try:
-        from ggpkit.games.registry import load_kif
+_TRIAL = """
+import sys
+from ggpkit.games.registry import load_kif
+text = sys.stdin.read()
+try:
+    game = load_kif(text, sys.argv[1])
+    state = game.initial_state()
+    if not game.is_terminal(state):
+        joint = [game.legal_moves(state, r)[0] for r in game.roles]
+        game.next_state(state, joint)
+except Exception as e:
+    print(f"{type(e).__name__}: {e}".splitlines()[0])
+    sys.exit(3)
+"""
 
-        game = load_kif(text, name)
-        state = game.initial_state()
-        if not game.is_terminal(state):
-            joint = [game.legal_moves(state, r)[0] for r in game.roles]
-            game.next_state(state, joint)
-        out.put("")
-    except Exception as e:  # report whatever failed, in one line
-        out.put(f"{type(e).__name__}: {e}")
+
+def _trial(text: str, name: str, seconds: float) -> str:
+    """Load the game and take one step in a fresh interpreter; '' or what went wrong.
+
+    A separate interpreter (not a forked worker) so that a runaway grounding can be
+    killed without touching the server, whatever started the server.
+    """
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _TRIAL, name],
+            input=text,
+            capture_output=True,
+            text=True,
+            timeout=seconds,
+        )
+    except subprocess.TimeoutExpired:
+        return f"the rules took longer than {seconds:.0f} s to load and play"
+    if done.returncode == 0:
+        return ""
+    lines = (done.stdout.strip() or done.stderr.strip() or "the trial process died").splitlines()
+    return lines[-1]
 
 
 def load_checked_kif(text: str, name: str, seconds: float = LOAD_SECONDS) -> Game[Any]:
@@ -68,16 +92,7 @@ def load_checked_kif(text: str, name: str, seconds: float = LOAD_SECONDS) -> Gam
             + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""),
             problems,
         )
-    ctx = mp.get_context("spawn")
-    queue = ctx.Queue()
-    proc = ctx.Process(target=_trial, args=(text, name, queue), daemon=True)
-    proc.start()
-    proc.join(seconds)
-    if proc.is_alive():
-        proc.kill()
-        proc.join()
-        raise KifRejected(f"{name}: the rules took longer than {seconds:.0f} s to load and play")
-    result = queue.get() if not queue.empty() else "the trial process died"
+    result = _trial(text, name, seconds)
     if result:
         raise KifRejected(f"{name}: {result}")
     from ggpkit.games.registry import load_kif

@@ -208,6 +208,7 @@ async function pageHome() {
 async function pagePlay(id) {
   let session = await api(`/api/sessions/${id}`);
   let selected = null;
+  let hinted = []; // cells of the hinted move, highlighted until the next move
   let running = true; // watch mode: agents play on by themselves
   let speed = 600;
   let busy = false;
@@ -236,6 +237,7 @@ async function pagePlay(id) {
   async function send(move) {
     const role = humanRole();
     selected = null;
+    hinted = [];
     try {
       session = await api(`/api/sessions/${id}/move`, {
         method: "POST",
@@ -282,6 +284,7 @@ async function pagePlay(id) {
   function marks() {
     const m = {};
     if (session.last_move_cells.length) session.last_move_cells.forEach((c) => (m[c.join(",")] = "last"));
+    hinted.forEach((key) => (m[key] = "hinted"));
     if (selected) {
       m[selected] = "selected";
       movesFrom(selected).forEach((mv) => (m[mv.cells[mv.cells.length - 1].join(",")] = "target"));
@@ -393,10 +396,8 @@ async function pagePlay(id) {
         : `No move left. Score: ${hint.score}.`;
       hintBox.dataset.move = hint.move || "";
       const best = session.legal[humanRole()]?.find((m) => m.move === hint.move);
-      if (best && best.cells.length) {
-        selected = best.cells[0].join(",");
-        render();
-      }
+      hinted = best ? best.cells.map((c) => c.join(",")) : [];
+      render();
     } catch (e) {
       hintBox.textContent = "";
       toast(e.message);
