@@ -500,16 +500,16 @@ async function pageReplay(id) {
   }
   list.replaceChildren(
     ...rec.moves.map((joint, k) =>
-      h("li", {}, h("button", { class: "link", onclick: () => show(k + 1) }, joint.join(" · "), rec.errors[k]?.some((e) => e) ? ` [${rec.errors[k].filter((e) => e).join(", ")}]` : "")),
+      h("li", {}, h("button", { class: "link", onclick: () => show(k + 1) }, joint.filter((m) => m !== "noop").join(" · ") || joint.join(" · "), rec.errors[k]?.some((e) => e) ? ` [${rec.errors[k].filter((e) => e).join(", ")}]` : "")),
     ),
   );
   const controls = h(
     "div",
     { class: "controls" },
-    h("button", { id: "first", onclick: () => show(0) }, "⏮ Start"),
+    h("button", { id: "first", onclick: () => show(0) }, "« Start"),
     h("button", { id: "back", onclick: () => show(index - 1) }, "◀ Back"),
     h("button", { id: "forward", onclick: () => show(index + 1) }, "Forward ▶"),
-    h("button", { id: "last", onclick: () => show(last) }, "End ⏭"),
+    h("button", { id: "last", onclick: () => show(last) }, "End »"),
     h("a", { class: "button", href: `/api/matches/${encodeURIComponent(id)}/json`, download: "" }, "Download JSON"),
   );
   document.onkeydown = (e) => {
