@@ -12,7 +12,7 @@ from rich.console import Console
 from ggpkit.agents.specs import SpecError, make_agent
 from ggpkit.cli.app import app
 from ggpkit.cli.match_cmd import fail, open_store
-from ggpkit.match.player_server import PlayerService, serve
+from ggpkit.match.player_server import PlayerService, default_loader, gdl_loader, serve
 
 
 @app.command("player")
@@ -23,6 +23,9 @@ def player_command(
     host: Annotated[str, typer.Option(help="Address to bind (0.0.0.0 for all).")] = "127.0.0.1",
     db: Annotated[Path | None, typer.Option(help="Match database (default: $GGPKIT_DB).")] = None,
     no_db: Annotated[bool, typer.Option("--no-db", help="Do not store matches.")] = False,
+    gdl_only: Annotated[
+        bool, typer.Option("--gdl-only", help="Never use native engines, even for known rules.")
+    ] = False,
 ) -> None:
     """Serve an agent to GGP game managers until interrupted (Ctrl-C)."""
     try:
@@ -32,7 +35,10 @@ def player_command(
     player_name = name or f"ggpkit-{agent.split(':', 1)[0]}"
     store = open_store(db, no_db)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
-    service = PlayerService(lambda: make_agent(agent), name=player_name, recorder=store)
+    loader = gdl_loader if gdl_only else default_loader
+    service = PlayerService(
+        lambda: make_agent(agent), name=player_name, loader=loader, recorder=store
+    )
     Console(stderr=True, highlight=False).print(
         f"ggpkit player {player_name} ({agent}) on http://{host}:{port}/", markup=False
     )

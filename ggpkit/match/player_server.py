@@ -66,11 +66,18 @@ def rules_name(rules: str) -> str:
     return "gdl-" + hashlib.sha1(tokens.encode("utf-8")).hexdigest()[:10]
 
 
-def default_loader(rules: str) -> Game[Any]:
+def gdl_loader(rules: str) -> Game[Any]:
     """Load rules with ggpkit's GDL engine."""
     from ggpkit.games.registry import load_kif
 
     return load_kif(rules, "<START>")
+
+
+def default_loader(rules: str) -> Game[Any]:
+    """A native engine if the rules have the structure of a registered twin, else the GDL one."""
+    from ggpkit.match.native import recognise
+
+    return recognise(rules) or gdl_loader(rules)
 
 
 @dataclass

@@ -51,7 +51,7 @@ class Scrambler:
 
     def term(self, term: Term) -> Term:
         """A term in scrambled names."""
-        return _rename(term, self.forward)
+        return rename(term, self.forward)
 
     def unscramble(self, text: str) -> str:
         """A player's reply read back into the real names (unreadable text is returned as is)."""
@@ -59,12 +59,13 @@ class Scrambler:
             term = parse_term(text)
         except GdlSyntaxError:
             return text
-        return str(_rename(term, self.backward))
+        return str(rename(term, self.backward))
 
 
-def _rename(term: Term, names: dict[str, str]) -> Term:
+def rename(term: Term, names: dict[str, str]) -> Term:
+    """``term`` with every symbol found in ``names`` renamed (variables untouched)."""
     if isinstance(term, Func):
-        return Func(names.get(term.name, term.name), tuple(_rename(a, names) for a in term.args))
+        return Func(names.get(term.name, term.name), tuple(rename(a, names) for a in term.args))
     if isinstance(term, Var):
         return term
     return Const(names.get(term.name, term.name))
