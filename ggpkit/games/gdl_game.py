@@ -1,0 +1,170 @@
+"""A game defined by GDL rules: the game API on top of any reasoner.
+
+``load_kif_file`` / ``load_kif_text`` read a game description, run the static
+checker (errors become one :class:`GdlCheckError` listing every problem as a
+``file:line:col`` line) and pick a reasoner:
+
+* ``"prover"``: the reference prover (slow, simple, the oracle);
+* ``"propnet"``: the fast grounded propositional network (``ggpkit.reasoning.propnet``);
+* ``"auto"`` (default): the propnet when its module exists and grounding succeeds
+  within its limits, else the prover.
+
+:class:`GdlGame` never knows which reasoner it runs on: it only talks to the
+``Reasoner`` protocol, and turns :class:`ReasonerError` into :class:`GdlGameError`
+(a :class:`GameError`) so user interfaces print one line.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from collections.abc import Callable, Hashable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ggpkit.games.api import Game, GameError, GameInfo
+from ggpkit.gdl.checker import Problem, check_rules
+from ggpkit.gdl.kif import Rule, parse_rules
+from ggpkit.gdl.terms import Term
+from ggpkit.reasoning.base import Reasoner, ReasonerError
+from ggpkit.reasoning.prover import Prover
+
+REASONERS = ("auto", "prover", "propnet")
+
+
+class GdlGameError(GameError):
+    """The rules do not define a proper game in some state (no goal value, two, ...)."""
+
+
+class GdlCheckError(GameError):
+    """A game description that fails the static checks; ``problems`` lists them all."""
+
+    def __init__(self, source: str, problems: Sequence[Problem]) -> None:
+        errors = [p for p in problems if p.severity == "error"]
+        lines = "\n".join(str(p) for p in errors)
+        super().__init__(f"{source}: {len(errors)} error(s) in the game description:\n{lines}")
+        self.problems = list(problems)
+
+
+class GdlGame(Game[Hashable]):
+    """A GDL game on a reasoner. States are the reasoner's (immutable, hashable) states.
+
+    ``info`` is found by a short probe, so it is a heuristic: ``turn_taking`` is
+    true when at most one role had a choice in every state of a few random
+    playouts (bounded in length), ``zero_sum`` when every terminal state those
+    playouts reached had the same goal sum. It is computed on first access.
+    """
+
+    def __init__(
+        self,
+        rules: Sequence[Rule],
+        reasoner: Reasoner[Any],
+        name: str = "gdl",
+        description: str = "",
+    ) -> None:
+        self.rules = tuple(rules)
+        self.reasoner = reasoner
+        self.name = name
+        self.description = description or f"GDL game {name}"
+        self.roles = tuple(reasoner.roles)
+        self._info: GameInfo | None = None
+
+    @property
+    def info(self) -> GameInfo:
+        if self._info is None:
+            self._info = self._probe_info()
+        return self._info
+
+    @info.setter
+    def info(self, value: GameInfo) -> None:
+        self._info = value
+
+    @property
+    def reasoner_name(self) -> str:
+        """Which reasoner runs this game ("prover", "propnet", ...)."""
+        return type(self.reasoner).__name__.lower()
+
+    def _call(self, what: Callable[[], Any]) -> Any:
+        try:
+            return what()
+        except ReasonerError as e:
+            raise GdlGameError(f"{self.name}: {e}") from None
+
+    def initial_state(self) -> Hashable:
+        return self._call(self.reasoner.initial)  # type: ignore[no-any-return]
+
+    def _legal(self, state: Hashable, role_index: int) -> list[Term]:
+        return self._call(lambda: self.reasoner.legal(state, role_index))  # type: ignore[no-any-return]
+
+    def _next(self, state: Hashable, moves: Sequence[Term]) -> Hashable:
+        return self._call(lambda: self.reasoner.next(state, moves))  # type: ignore[no-any-return]
+
+    def is_terminal(self, state: Hashable) -> bool:
+        return bool(self._call(lambda: self.reasoner.terminal(state)))
+
+    def goals(self, state: Hashable) -> dict[str, int]:
+        return {
+            role: self._call(lambda i=i: self.reasoner.goal(state, i))  # type: ignore[misc]
+            for i, role in enumerate(self.roles)
+        }
+
+    def facts(self, state: Hashable) -> frozenset[Term]:
+        return self._call(lambda: self.reasoner.facts(state))  # type: ignore[no-any-return]
+
+    def _probe_info(self, playouts: int = 3, max_steps: int = 60) -> GameInfo:
+        rng = random.Random(0)
+        turn_taking = True
+        sums: set[int] = set()
+        try:
+            for _ in range(playouts):
+                state = self.initial_state()
+                for _step in range(max_steps):
+                    if self.is_terminal(state):
+                        sums.add(sum(self.goals(state).values()))
+                        break
+                    legal = self.all_legal_moves(state)
+                    if sum(1 for ms in legal if len(ms) > 1) > 1:
+                        turn_taking = False
+                    if any(not ms for ms in legal):
+                        break
+                    state = self._next(state, [rng.choice(ms) for ms in legal])
+        except GameError:
+            pass
+        return GameInfo(turn_taking=turn_taking, zero_sum=len(sums) == 1)
+
+
+def _make_reasoner(rules: Sequence[Rule], reasoner: str) -> Reasoner[Any]:
+    if reasoner not in REASONERS:
+        raise GameError(f"unknown reasoner {reasoner!r}; use one of {', '.join(REASONERS)}")
+    if reasoner in ("auto", "propnet"):
+        try:
+            fast = importlib.import_module("ggpkit.reasoning.fast")
+            made: Reasoner[Any] = fast.PropnetReasoner.from_rules(rules)
+            return made
+        except Exception as e:  # any failure of the fast path falls back to the prover
+            if reasoner == "propnet":
+                raise GdlGameError(f"the propnet reasoner cannot run this game: {e}") from None
+    try:
+        return Prover(rules)
+    except ReasonerError as e:
+        raise GdlGameError(str(e)) from None
+
+
+def load_kif_text(
+    text: str, name: str = "<string>", reasoner: str = "auto", check: bool = True
+) -> GdlGame:
+    """A game from GDL text; ``name`` is used in messages and as the game's name."""
+    rules = parse_rules(text, name)
+    if check:
+        problems = check_rules(rules)
+        if any(p.severity == "error" for p in problems):
+            raise GdlCheckError(name, problems)
+    game_name = Path(name).stem if name.endswith((".kif", ".gdl")) else name
+    return GdlGame(rules, _make_reasoner(rules, reasoner), name=game_name)
+
+
+def load_kif_file(path: Path | str, reasoner: str = "auto", check: bool = True) -> GdlGame:
+    """A game from a ``.kif`` file."""
+    p = Path(path)
+    text = p.read_text(encoding="utf-8", errors="replace")
+    return load_kif_text(text, str(p), reasoner=reasoner, check=check)

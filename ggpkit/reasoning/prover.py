@@ -1,0 +1,679 @@
+"""The reference prover: a slow, simple, correct GDL reasoner (the oracle of the fast ones).
+
+How it works, and why this way:
+
+* Rules are compiled once. ``or`` is expanded into one rule per alternative (so
+  variables inside ``or`` need no special care), terms become plain Python
+  values (a constant is a ``str``, a function term a ``tuple`` whose first item
+  is the name, a rule variable an ``int`` slot), because tuples and strings hash
+  and compare in C, several times faster than the dataclass terms.
+* Relations are split by what they depend on: *static* (neither ``true`` nor
+  ``does``), *state* (``true`` but not ``does``) and *move* (``does``). Static
+  relations are computed once; state relations once per state (cached); move
+  relations once per joint move.
+* Evaluation is bottom-up, one strongly connected component of the relation
+  graph at a time, in dependency order, semi-naive inside recursive components.
+  A component is only computed when a query needs it (``terminal`` does not pull
+  in ``goal``), which keeps random playouts cheap.
+* Negation is evaluated only after the negated relation is complete, so the
+  result is the standard stratified (perfect-model) semantics. Rules that are
+  unsafe or negation that is not stratified are rejected when the prover is
+  built: ``ggpkit.gdl.checker`` says the same thing with file positions.
+
+States are frozensets of ground facts in the internal value form; ``facts``
+turns them back into terms.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ggpkit.gdl.kif import Rule
+from ggpkit.gdl.terms import Const, Func, Term, Var
+from ggpkit.reasoning.base import ReasonerError
+
+# Internal values: a ground value is ``str | tuple``; a pattern may also hold ``int`` slots.
+Value = Any
+
+_STATIC, _STATE, _MOVE = 0, 1, 2
+_LEVEL_NAMES = {_STATIC: "static", _STATE: "state", _MOVE: "move"}
+
+
+def to_value(term: Term) -> Value:
+    """A ground term as an internal value; raises ReasonerError on a variable."""
+    if isinstance(term, Const):
+        return term.name
+    if isinstance(term, Func):
+        return (term.name, *(to_value(a) for a in term.args))
+    raise ReasonerError(f"expected a ground term, found the variable {term}")
+
+
+def to_term(value: Any) -> Term:
+    """An internal ground value back as a term."""
+    if isinstance(value, str):
+        return Const(value)
+    assert isinstance(value, tuple)
+    return Func(str(value[0]), tuple(to_term(v) for v in value[1:]))
+
+
+def _pattern(term: Term, slots: dict[str, int]) -> Any:
+    if isinstance(term, Var):
+        if term.name not in slots:
+            slots[term.name] = len(slots)
+        return slots[term.name]
+    if isinstance(term, Const):
+        return term.name
+    return (term.name, *(_pattern(a, slots) for a in term.args))
+
+
+def _slots_of(pattern: Any) -> set[int]:
+    if isinstance(pattern, int):
+        return {pattern}
+    if isinstance(pattern, tuple):
+        out: set[int] = set()
+        for p in pattern[1:]:
+            out |= _slots_of(p)
+        return out
+    return set()
+
+
+def _match(pat: Any, val: Any, env: list[Any], trail: list[int]) -> bool:
+    """Match a pattern against a ground value, binding slots in ``env`` (recorded on ``trail``)."""
+    if type(pat) is int:
+        cur = env[pat]
+        if cur is None:
+            env[pat] = val
+            trail.append(pat)
+            return True
+        return bool(cur == val)
+    if type(pat) is str:
+        return bool(pat == val)
+    if type(val) is not tuple or len(val) != len(pat) or val[0] != pat[0]:
+        return False
+    return all(_match(p, v, env, trail) for p, v in zip(pat[1:], val[1:], strict=True))
+
+
+def _subst(pat: Any, env: list[Any]) -> Any:
+    """The ground value of a pattern whose slots are all bound."""
+    if type(pat) is int:
+        return env[pat]
+    if type(pat) is str:
+        return pat
+    return (pat[0], *(_subst(p, env) for p in pat[1:]))
+
+
+def _subst_all(pats: Any, env: list[Any]) -> tuple[Any, ...]:
+    return tuple([_subst(p, env) for p in pats])
+
+
+def _index_key(value: Any, mode: str, pos: tuple[int, ...]) -> Any:
+    """Key of a fact in an index: mode "v" = the arguments at ``pos``, "f" = the functor of one."""
+    if mode == "v":
+        return tuple([value[p] for p in pos])
+    arg = value[pos[0]]
+    return (arg[0], len(arg)) if type(arg) is tuple else arg
+
+
+class _Rel:
+    """The facts of one relation, with indexes built on first use and kept up to date."""
+
+    __slots__ = ("facts", "indexes")
+
+    def __init__(self) -> None:
+        self.facts: set[Any] = set()
+        self.indexes: dict[tuple[tuple[int, ...], str], dict[Any, list[Any]]] = {}
+
+    def add(self, value: Any) -> bool:
+        if value in self.facts:
+            return False
+        self.facts.add(value)
+        for (pos, mode), idx in self.indexes.items():
+            idx.setdefault(_index_key(value, mode, pos), []).append(value)
+        return True
+
+    def lookup(self, pos: tuple[int, ...], mode: str, key: Any) -> Iterable[Any]:
+        idx = self.indexes.get((pos, mode))
+        if idx is None:
+            idx = {}
+            for v in self.facts:
+                if type(v) is tuple and len(v) > pos[-1]:
+                    idx.setdefault(_index_key(v, mode, pos), []).append(v)
+            self.indexes[(pos, mode)] = idx
+        return idx.get(key, ())
+
+
+@dataclass(frozen=True, slots=True)
+class _Step:
+    """One body literal, in evaluation order.
+
+    kind: "pos" (join with a relation), "has" (a fully bound positive literal: present),
+    "neg" (absent), "distinct" / "same" (compare two terms). ``lit`` is the number of the
+    positive literal (-1 for the others). For "pos", ``index`` is (argument positions,
+    mode, pattern of the key) or None (scan).
+    """
+
+    kind: str
+    rel: str
+    pattern: Any
+    other: Any = None
+    index: tuple[tuple[int, ...], str, Any] | None = None
+    lit: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class _CRule:
+    """A compiled rule: positive literals and checks; join orders are planned per use."""
+
+    head_rel: str
+    head: Any
+    pos_lits: tuple[tuple[str, Any], ...]
+    checks: tuple[tuple[str, str, Any, Any], ...]  # kind, rel, a, b
+    nslots: int
+    text: str
+    plans: dict[Any, tuple[_Step, ...]] = field(default_factory=dict, compare=False)
+
+    def body_rels(self) -> list[tuple[str, bool]]:
+        """(relation, negated) for every relation literal of the body."""
+        out = [(rel, False) for rel, _ in self.pos_lits]
+        out += [(rel, True) for kind, rel, _, _ in self.checks if kind == "neg"]
+        return out
+
+
+def _relation(term: Term) -> str:
+    return term.name
+
+
+def _expand_or(body: Sequence[Term]) -> list[list[Term]]:
+    """The bodies of the rules equivalent to ``body`` with every ``or`` expanded."""
+    choices: list[list[list[Term]]] = []
+    for lit in body:
+        if isinstance(lit, Func) and lit.name == "or":
+            alts: list[list[Term]] = []
+            for a in lit.args:
+                alts.extend(_expand_or([a]))
+            choices.append(alts)
+        elif (
+            isinstance(lit, Func)
+            and lit.name == "not"
+            and len(lit.args) == 1
+            and isinstance(lit.args[0], Func)
+            and lit.args[0].name == "or"
+        ):
+            # not (or a b) == (not a) and (not b)
+            negs = [Func("not", (a,)) for a in lit.args[0].args]
+            choices.append(_expand_or(negs))
+        else:
+            choices.append([[lit]])
+    out: list[list[Term]] = []
+    for combo in itertools.product(*choices):
+        out.append([lit for part in combo for lit in part])
+    return out
+
+
+def _compile_rule(head: Term, body: Sequence[Term], text: str) -> _CRule:
+    slots: dict[str, int] = {}
+    head_pat = _pattern(head, slots)
+    pos_lits: list[tuple[str, Any]] = []
+    checks: list[tuple[str, str, Any, Any]] = []
+    for lit in body:
+        if isinstance(lit, Func) and lit.name == "not" and len(lit.args) == 1:
+            inner = lit.args[0]
+            if isinstance(inner, Var):
+                raise ReasonerError(f"a negated variable is not GDL: {text}")
+            if isinstance(inner, Func) and inner.name == "distinct" and len(inner.args) == 2:
+                a, b = (_pattern(x, slots) for x in inner.args)
+                checks.append(("same", "", a, b))
+            else:
+                checks.append(("neg", _relation(inner), _pattern(inner, slots), None))
+        elif isinstance(lit, Func) and lit.name == "distinct":
+            if len(lit.args) != 2:
+                raise ReasonerError(f"distinct needs two arguments: {text}")
+            a, b = (_pattern(x, slots) for x in lit.args)
+            checks.append(("distinct", "", a, b))
+        elif isinstance(lit, Var):
+            raise ReasonerError(f"a body literal cannot be a variable: {text}")
+        else:
+            pos_lits.append((_relation(lit), _pattern(lit, slots)))
+    bound: set[int] = set()
+    for _, pat in pos_lits:
+        bound |= _slots_of(pat)
+    for _, _, a, b in checks:
+        if not (_slots_of(a) | _slots_of(b)) <= bound:
+            raise ReasonerError(
+                "unsafe rule (a variable of a negation or distinct is not bound by a "
+                f"positive literal): {text}"
+            )
+    if not _slots_of(head_pat) <= bound:
+        raise ReasonerError(
+            f"unsafe rule (a head variable does not occur in a positive literal): {text}"
+        )
+    return _CRule(_relation(head), head_pat, tuple(pos_lits), tuple(checks), len(slots), text)
+
+
+def _plan(cr: _CRule, sizes: Sequence[int]) -> tuple[_Step, ...]:
+    """A join order for the current relation sizes: greedily the cheapest literal next.
+
+    The cost of a literal is the size of its relation divided by 16 for every argument
+    already ground (an index lookup), 0 when it is fully bound (a membership test).
+    Checks (negation, distinct) run as soon as their variables are bound.
+    """
+    steps: list[_Step] = []
+    bound: set[int] = set()
+    checks = list(cr.checks)
+
+    def flush_checks() -> None:
+        for c in list(checks):
+            kind, rel, a, b = c
+            if (_slots_of(a) | _slots_of(b)) <= bound:
+                steps.append(_Step(kind, rel, a, b))
+                checks.remove(c)
+
+    flush_checks()
+    remaining = list(range(len(cr.pos_lits)))
+    while remaining:
+
+        def cost(i: int, bound: set[int] = bound) -> float:
+            pat = cr.pos_lits[i][1]
+            if _slots_of(pat) <= bound:
+                return -1.0
+            ground = 0
+            if type(pat) is tuple:
+                ground = sum(1 for arg in pat[1:] if _slots_of(arg) <= bound)
+            return sizes[i] / (16.0**ground)
+
+        best = min(remaining, key=cost)
+        remaining.remove(best)
+        rel, pat = cr.pos_lits[best]
+        if _slots_of(pat) <= bound:
+            steps.append(_Step("has", rel, pat, lit=best))
+        else:
+            steps.append(_Step("pos", rel, pat, None, _choose_index(pat, bound), lit=best))
+        bound |= _slots_of(pat)
+        flush_checks()
+    return tuple(steps)
+
+
+def _choose_index(pat: Any, bound: set[int]) -> tuple[tuple[int, ...], str, Any] | None:
+    """The best index for a literal: every argument already ground, else one functor."""
+    if type(pat) is not tuple:
+        return None
+    ground = [i for i, arg in enumerate(pat[1:], start=1) if _slots_of(arg) <= bound]
+    if ground:
+        return (tuple(ground), "v", tuple(pat[i] for i in ground))
+    for i, arg in enumerate(pat[1:], start=1):
+        if type(arg) is tuple:
+            return ((i,), "f", (arg[0], len(arg)))
+    return None
+
+
+def _sccs(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components, dependencies first (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    out: list[list[str]] = []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work: list[tuple[str, Iterable[str]]] = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, it = work[-1]
+            advanced = False
+            for nxt in it:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = counter
+                    counter += 1
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(graph[nxt]))))
+                    advanced = True
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                comp: list[str] = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == node:
+                        break
+                out.append(sorted(comp))
+    return out
+
+
+class _Program:
+    """Compiled rules: components in dependency order, each with its level."""
+
+    def __init__(self, rules: Sequence[Rule]) -> None:
+        crules: list[_CRule] = []
+        for rule in rules:
+            if isinstance(rule.head, Var):
+                raise ReasonerError(f"the head of a rule cannot be a variable: {rule}")
+            for body in _expand_or(rule.body):
+                crules.append(_compile_rule(rule.head, body, str(rule)))
+        graph: dict[str, set[str]] = {"true": set(), "does": set()}
+        neg_edges: set[tuple[str, str]] = set()
+        for cr in crules:
+            graph.setdefault(cr.head_rel, set())
+            for rel, negated in cr.body_rels():
+                graph[cr.head_rel].add(rel)
+                graph.setdefault(rel, set())
+                if negated:
+                    neg_edges.add((cr.head_rel, rel))
+        for head in ("true", "does"):
+            if any(cr.head_rel == head for cr in crules):
+                raise ReasonerError(f"'{head}' cannot be the head of a rule")
+        comps = _sccs(graph)
+        self.comp_of: dict[str, int] = {}
+        for i, comp in enumerate(comps):
+            for r in comp:
+                self.comp_of[r] = i
+        for head, body_rel in neg_edges:
+            if self.comp_of[head] == self.comp_of[body_rel]:
+                raise ReasonerError(
+                    f"negation is not stratified: '{head}' depends on 'not {body_rel}' "
+                    "through a recursion"
+                )
+        self.comps = comps
+        self.rules_of: list[list[_CRule]] = [[] for _ in comps]
+        for cr in crules:
+            self.rules_of[self.comp_of[cr.head_rel]].append(cr)
+        self.recursive: list[bool] = []
+        self.deps: list[set[int]] = []
+        self.level: list[int] = []
+        for i, comp in enumerate(comps):
+            members = set(comp)
+            deps = {self.comp_of[d] for r in comp for d in graph[r]} - {i}
+            self.deps.append(deps)
+            self.recursive.append(any(d in members for r in comp for d in graph[r]))
+            lvl = _STATIC
+            if "true" in members:
+                lvl = _STATE
+            if "does" in members:
+                lvl = _MOVE
+            for d in deps:
+                lvl = max(lvl, self.level[d])
+            self.level.append(lvl)
+
+    def level_of(self, rel: str) -> int:
+        comp = self.comp_of.get(rel)
+        return _STATIC if comp is None else self.level[comp]
+
+
+class _Db:
+    """Facts of one evaluation context (static, one state, or one state plus a joint move).
+
+    A context computes only the components of its own level; lower levels come from
+    ``parent`` (and are cached there, so every joint move of a state shares them).
+    """
+
+    __slots__ = ("level", "parent", "prog", "rels")
+
+    def __init__(self, prog: _Program, parent: _Db | None, level: int) -> None:
+        self.prog = prog
+        self.parent = parent
+        self.level = level
+        self.rels: dict[str, _Rel] = {}
+
+    def get(self, rel: str) -> _Rel:
+        found = self.rels.get(rel)
+        if found is not None:
+            return found
+        comp = self.prog.comp_of.get(rel)
+        if comp is None:
+            empty = _Rel()
+            self.rels[rel] = empty
+            return empty
+        lvl = self.prog.level[comp]
+        if lvl < self.level:
+            assert self.parent is not None
+            return self.parent.get(rel)
+        if lvl > self.level:
+            raise ReasonerError(
+                f"'{rel}' depends on {'does' if lvl == _MOVE else 'true'} and cannot be "
+                f"evaluated in a {_LEVEL_NAMES[self.level]} context"
+            )
+        self._compute(comp)
+        return self.rels[rel]
+
+    def _compute(self, comp: int) -> None:
+        prog = self.prog
+        for d in prog.deps[comp]:
+            for r in prog.comps[d]:
+                self.get(r)
+        members = prog.comps[comp]
+        for r in members:
+            if r not in self.rels:
+                self.rels[r] = _Rel()
+        rules = prog.rules_of[comp]
+        if not prog.recursive[comp]:
+            for cr in rules:
+                out: list[Any] = []
+                self._eval(cr, None, None, out)
+                target = self.rels[cr.head_rel]
+                for v in out:
+                    target.add(v)
+            return
+        # Semi-naive evaluation of a recursive component.
+        member_set = set(members)
+        delta: dict[str, _Rel] = {}
+        for cr in rules:
+            out = []
+            self._eval(cr, None, None, out)
+            _collect(delta, cr.head_rel, out, self.rels)
+        while delta:
+            for name, fresh in delta.items():
+                for v in fresh.facts:
+                    self.rels[name].add(v)
+            new: dict[str, _Rel] = {}
+            for cr in rules:
+                for k, (rel, _) in enumerate(cr.pos_lits):
+                    if rel in member_set and rel in delta:
+                        out = []
+                        self._eval(cr, k, delta[rel], out)
+                        _collect(new, cr.head_rel, out, self.rels)
+            delta = new
+
+    def _eval(self, cr: _CRule, delta_step: int | None, delta: _Rel | None, out: list[Any]) -> None:
+        env: list[Any] = [None] * cr.nslots
+        lit_rels = [self.get(rel) for rel, _ in cr.pos_lits]
+        if delta_step is not None:
+            assert delta is not None
+            lit_rels[delta_step] = delta
+        sizes = [len(r.facts) for r in lit_rels]
+        key = (delta_step, tuple(n.bit_length() for n in sizes))
+        steps = cr.plans.get(key)
+        if steps is None:
+            steps = _plan(cr, sizes)
+            cr.plans[key] = steps
+        nsteps = len(steps)
+        rels = [
+            lit_rels[st.lit] if st.lit >= 0 else self.get(st.rel) if st.kind == "neg" else None
+            for st in steps
+        ]
+        head = cr.head
+
+        def walk(i: int) -> None:
+            while i < nsteps:
+                st = steps[i]
+                kind = st.kind
+                if kind == "pos":
+                    rel = rels[i]
+                    assert rel is not None
+                    if st.index is None:
+                        cands: Iterable[Any] = rel.facts
+                    else:
+                        pos, mode, kpat = st.index
+                        key = _subst_all(kpat, env) if mode == "v" else kpat
+                        cands = rel.lookup(pos, mode, key)
+                    pat = st.pattern
+                    trail: list[int] = []
+                    for v in cands:
+                        if _match(pat, v, env, trail):
+                            walk(i + 1)
+                        for s in trail:
+                            env[s] = None
+                        trail.clear()
+                    return
+                if kind == "has":
+                    rel = rels[i]
+                    assert rel is not None
+                    if _subst(st.pattern, env) not in rel.facts:
+                        return
+                elif kind == "neg":
+                    rel = rels[i]
+                    assert rel is not None
+                    if _subst(st.pattern, env) in rel.facts:
+                        return
+                elif kind == "distinct":
+                    if _subst(st.pattern, env) == _subst(st.other, env):
+                        return
+                elif _subst(st.pattern, env) != _subst(st.other, env):  # "same"
+                    return
+                i += 1
+            out.append(_subst(head, env))
+
+        walk(0)
+
+
+def _collect(into: dict[str, _Rel], rel: str, values: list[Any], full: dict[str, _Rel]) -> None:
+    known = full[rel].facts
+    for v in values:
+        if v not in known:
+            into.setdefault(rel, _Rel()).add(v)
+
+
+ProverState = frozenset[Any]
+
+
+class Prover:
+    """The reference reasoner (see the module docstring). Implements ``Reasoner``.
+
+    ``cache_size`` bounds how many states keep their evaluated relations, so that
+    asking ``terminal``, ``legal`` and ``next`` of one state evaluates shared
+    relations once.
+    """
+
+    def __init__(self, rules: Sequence[Rule], cache_size: int = 4096) -> None:
+        self._prog = _Program(rules)
+        for rel, most in (("legal", _STATE), ("goal", _STATE), ("terminal", _STATE)):
+            if self._prog.level_of(rel) > most:
+                raise ReasonerError(f"'{rel}' must not depend on 'does'")
+        if self._prog.level_of("init") > _STATIC or self._prog.level_of("role") > _STATIC:
+            raise ReasonerError("'init' and 'role' must not depend on 'true' or 'does'")
+        self._static = _Db(self._prog, None, _STATIC)
+        by_name: dict[str, Any] = {}
+        for v in self._static.get("role").facts:
+            if type(v) is tuple and len(v) == 2:
+                by_name[str(to_term(v[1]))] = v[1]
+        # Role order is the order of the role facts in the rules, as in ggp-base.
+        order: list[str] = []
+        for r in rules:
+            if _is_role_fact(r) and isinstance(r.head, Func):
+                name = str(r.head.args[0])
+                if name in by_name and name not in order:
+                    order.append(name)
+        order += sorted(n for n in by_name if n not in order)
+        self.roles: tuple[str, ...] = tuple(order)
+        self._role_values: list[Any] = [by_name[r] for r in order]
+        self._cache: OrderedDict[ProverState, tuple[_Db, dict[str, list[Term]]]] = OrderedDict()
+        self._cache_size = cache_size
+
+    # ---- the Reasoner protocol -----------------------------------------------------
+
+    def initial(self) -> ProverState:
+        return frozenset(v[1] for v in self._static.get("init").facts if type(v) is tuple)
+
+    def legal(self, state: ProverState, role_index: int) -> list[Term]:
+        db, memo = self._state(state)
+        key = f"legal{role_index}"
+        found = memo.get(key)
+        if found is None:
+            role = self._role_values[role_index]
+            moves = [v[2] for v in db.get("legal").facts if type(v) is tuple and v[1] == role]
+            found = sorted((to_term(m) for m in moves), key=str)
+            memo[key] = found
+        return list(found)
+
+    def next(self, state: ProverState, moves: Sequence[Term]) -> ProverState:
+        if len(moves) != len(self.roles):
+            raise ReasonerError(f"a joint move needs {len(self.roles)} moves, got {len(moves)}")
+        db, _ = self._state(state)
+        move_db = _Db(self._prog, db, _MOVE)
+        does = _Rel()
+        for role, move in zip(self._role_values, moves, strict=True):
+            does.add(("does", role, to_value(move)))
+        move_db.rels["does"] = does
+        return frozenset(v[1] for v in move_db.get("next").facts if type(v) is tuple)
+
+    def terminal(self, state: ProverState) -> bool:
+        db, _ = self._state(state)
+        return bool(db.get("terminal").facts)
+
+    def goal(self, state: ProverState, role_index: int) -> int:
+        db, _ = self._state(state)
+        role = self._role_values[role_index]
+        values = sorted(
+            {str(to_term(v[2])) for v in db.get("goal").facts if type(v) is tuple and v[1] == role},
+        )
+        name = self.roles[role_index]
+        if len(values) != 1:
+            if not values:
+                raise ReasonerError(f"no goal value is defined for role {name} in this state")
+            raise ReasonerError(
+                f"role {name} has {len(values)} goal values in this state: {', '.join(values)}"
+            )
+        try:
+            value = int(values[0])
+        except ValueError:
+            raise ReasonerError(f"goal value of role {name} is not a number: {values[0]}") from None
+        if not 0 <= value <= 100:
+            raise ReasonerError(f"goal value of role {name} is outside 0..100: {value}")
+        return value
+
+    def facts(self, state: ProverState) -> frozenset[Term]:
+        return frozenset(to_term(v) for v in state)
+
+    # ---- helpers ---------------------------------------------------------------------
+
+    def state_from_facts(self, facts: Iterable[Term]) -> ProverState:
+        """A state from a set of ground facts (the contents of ``true``)."""
+        return frozenset(to_value(f) for f in facts)
+
+    def _state(self, state: ProverState) -> tuple[_Db, dict[str, list[Term]]]:
+        entry = self._cache.get(state)
+        if entry is not None:
+            self._cache.move_to_end(state)
+            return entry
+        db = _Db(self._prog, self._static, _STATE)
+        true = _Rel()
+        for f in state:
+            true.add(("true", f))
+        db.rels["true"] = true
+        entry = (db, {})
+        self._cache[state] = entry
+        if len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        return entry
+
+
+def _is_role_fact(rule: Rule) -> bool:
+    head = rule.head
+    return not rule.body and isinstance(head, Func) and head.name == "role" and len(head.args) == 1

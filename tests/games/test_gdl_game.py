@@ -1,0 +1,128 @@
+"""The GDL-backed game on the reference prover: a known ticTacToe line, API behaviour, errors."""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+import ggpkit
+from ggpkit.games.api import GameError, IllegalMoveError
+from ggpkit.games.gdl_game import GdlGame, GdlGameError, load_kif_text
+from ggpkit.gdl.terms import func
+
+
+def games_dir() -> Path:
+    env = os.environ.get("GGPKIT_GAMES_DIR")
+    return Path(env) if env else Path(__file__).resolve().parents[2] / ".." / "shared" / "ggp-games"
+
+
+def public_game(name: str) -> GdlGame:
+    path = games_dir() / f"{name}.kif"
+    if not path.exists():
+        pytest.skip(f"public game {name} not available ({path})")
+    game = ggpkit.load(str(path))
+    assert isinstance(game, GdlGame)
+    return game
+
+
+# A tiny two-player race: each turn the mover adds 1 or 2 to a counter; reaching 3 or more
+# ends the game and the player who moved last wins.
+RACE = """
+(role a) (role b)
+(init (count 0)) (init (control a))
+(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4)
+(<= (legal ?p (add 1)) (true (control ?p)))
+(<= (legal ?p (add 2)) (true (control ?p)))
+(<= (legal ?p noop) (role ?p) (not (true (control ?p))))
+(<= (next (count ?n)) (does ?p (add 1)) (true (count ?m)) (succ ?m ?n))
+(<= (next (count ?n)) (does ?p (add 2)) (true (count ?m)) (succ ?m ?k) (succ ?k ?n))
+(<= (next (control b)) (true (control a)))
+(<= (next (control a)) (true (control b)))
+(<= (next (last ?p)) (does ?p (add ?x)))
+(<= big (true (count 3)))
+(<= big (true (count 4)))
+(<= terminal big)
+(<= (goal ?p 100) (true (last ?p)) big)
+(<= (goal ?p 0) (role ?p) (not (true (last ?p))))
+(<= (goal ?p 0) (true (last ?p)) (not big))
+"""
+
+
+def test_race_game_plays_to_the_end_with_the_right_winner() -> None:
+    game = load_kif_text(RACE, "race", reasoner="prover")
+    assert game.roles == ("a", "b")
+    s = game.initial_state()
+    assert game.legal_moves(s, "a") == [func("add", 1), func("add", 2)]
+    assert [str(m) for m in game.legal_moves(s, "b")] == ["noop"]
+    assert game.to_move(s) == "a"
+    s = game.play(s, "(add 2)")
+    assert func("count", 2) in game.facts(s)
+    assert game.to_move(s) == "b"
+    assert not game.is_terminal(s)
+    s = game.play(s, "(add 1)")
+    assert game.is_terminal(s)
+    assert game.goals(s) == {"a": 0, "b": 100}
+    assert game.legal_moves(s, "a") == []
+
+
+def test_illegal_move_is_refused_and_state_unchanged() -> None:
+    game = load_kif_text(RACE, "race", reasoner="prover")
+    s = game.initial_state()
+    with pytest.raises(IllegalMoveError):
+        game.play(s, "(add 3)")
+    with pytest.raises(IllegalMoveError):
+        game.next_state(s, {"a": "noop", "b": "noop"})
+    assert game.facts(s) == game.facts(game.initial_state())
+
+
+def test_states_are_hashable_and_equal_by_content() -> None:
+    game = load_kif_text(RACE, "race", reasoner="prover")
+    s = game.initial_state()
+    t1 = game.next_state(s, ["(add 1)", "noop"])
+    t2 = game.next_state(s, {"a": "(add 1)", "b": "noop"})
+    assert t1 == t2 and hash(t1) == hash(t2)
+    assert t1 != s
+
+
+def test_goal_with_two_values_is_a_game_error_naming_role_and_values() -> None:
+    text = RACE + "\n(<= (goal a 50) (true (count 0)))\n"
+    game = load_kif_text(text, "race2", reasoner="prover")
+    with pytest.raises(GdlGameError, match=r"role a has 2 goal values.*0, 50"):
+        game.goals(game.initial_state())
+
+
+def test_info_heuristic_on_the_race_game() -> None:
+    game = load_kif_text(RACE, "race", reasoner="prover")
+    assert game.info.turn_taking
+    assert game.info.zero_sum  # the winner gets 100, the other 0
+    assert game.reasoner_name == "prover"
+
+
+def test_unknown_reasoner_is_refused() -> None:
+    with pytest.raises(GameError, match="unknown reasoner"):
+        load_kif_text(RACE, "race", reasoner="magic")
+
+
+def test_tictactoe_known_line_reaches_terminal_with_correct_goals() -> None:
+    game = public_game("ticTacToe")
+    assert game.roles == ("xplayer", "oplayer")
+    s = game.initial_state()
+    # x takes the first column; o plays the middle column.
+    line = ["(mark 1 1)", "(mark 1 2)", "(mark 2 1)", "(mark 2 2)", "(mark 3 1)"]
+    for move in line:
+        assert not game.is_terminal(s)
+        s = game.play(s, move)
+    assert game.is_terminal(s)
+    assert game.goals(s) == {"xplayer": 100, "oplayer": 0}
+
+
+def test_tictactoe_random_matches_end_with_valid_goals() -> None:
+    game = public_game("ticTacToe")
+    rng = random.Random(7)
+    for _ in range(20):
+        goals, steps = game.random_playout(game.initial_state(), rng)
+        assert 5 <= steps <= 9
+        assert sorted(goals.values()) in ([0, 100], [50, 50])
