@@ -45,7 +45,8 @@ def matches_list(
     with _store(db) as store:
         summaries = store.matches(game=game, limit=limit)
         table = Table(title=f"matches in {store.path}")
-    for column in ("match id", "game", "started", "steps", "players", "goals", "status"):
+    table.add_column("match id", overflow="fold")  # whole, so it can be copied
+    for column in ("game", "started", "steps", "players", "goals", "status"):
         table.add_column(column)
     for m in summaries:
         started = datetime.datetime.fromtimestamp(m.start_time / 1000).strftime("%Y-%m-%d %H:%M")

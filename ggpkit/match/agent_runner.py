@@ -107,7 +107,9 @@ class AgentRunner:
         if not await self._wait_idle(max(seconds, 0.0)):
             return Choice(fallback, "the agent was still busy with the previous move", "TO")
         remaining = max(deadline - asyncio.get_running_loop().time(), 0.0)
-        limit = Limit(time=remaining * 0.9)
+        # The agent is told less than the runner waits: agents overshoot a little
+        # (first-call set-up, garbage collection), and a late move is a lost move.
+        limit = Limit(time=max(remaining - max(0.1, remaining * 0.1), 0.0))
         self._busy = in_daemon_thread(lambda: self.agent.select(game, state, role, limit))
         try:
             move = await asyncio.wait_for(asyncio.shield(self._busy), remaining)

@@ -15,6 +15,7 @@ scramble them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import random
@@ -146,10 +147,11 @@ class PlayerService:
         problem = await runner.start(game, msg.role, deadline - loop.time())
         if problem:
             log.warning("START %s: %s", msg.match_id, problem)
+        await _warm_up(game, deadline - loop.time())
         state = game.initial_state()
         record = MatchRecord(
             match_id=msg.match_id,
-            game_name=rules_name(msg.rules),
+            game_name=game.name if game.name not in ("", "<START>") else rules_name(msg.rules),
             rules=msg.rules,
             roles=list(game.roles),
             start_clock=msg.start_clock,
@@ -226,6 +228,20 @@ class PlayerService:
             method(record)
         except Exception as e:
             log.error("recording match %s failed: %s", record.match_id, e)
+
+
+async def _warm_up(game: Game[Any], seconds: float) -> None:
+    """One playout within the start clock, so compiled kernels are ready before the first PLAY.
+
+    Native games compile their playout kernels on first use; doing that during
+    START keeps the first move inside the play clock.
+    """
+    if seconds <= 0:
+        return
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(
+            in_daemon_thread(lambda: game.playout_stats(game.initial_state(), 1, 0)), seconds
+        )
 
 
 # ---- HTTP ------------------------------------------------------------------------------------
