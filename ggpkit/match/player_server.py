@@ -318,6 +318,7 @@ class GgpH11Protocol(H11Protocol):
     _head: bytes = b""
     _held: bytes | None = None
     _passing: bool = False
+    _eof: bool = False
 
     def data_received(self, data: bytes) -> None:
         if self._passing:
@@ -338,6 +339,8 @@ class GgpH11Protocol(H11Protocol):
         super().data_received(head)
 
     def eof_received(self) -> bool | None:  # type: ignore[override]
+        """The client half-closed: finish a held request, and answer whatever is in flight."""
+        self._eof = True
         if self._held is not None:
             held, self._held = self._held, None
             end = held.find(b"\r\n\r\n")
@@ -346,16 +349,18 @@ class GgpH11Protocol(H11Protocol):
             self._passing = True
             super().data_received(fixed + body)
             return True  # keep the connection open to write the reply
-        if self._head:
-            head, self._head = self._head, b""
-            self._passing = True
-            super().data_received(head)
-            return True
+        if self._head:  # an unfinished request head: there is nothing to answer
+            self._head = b""
+            return None
+        if self._passing and self.cycle is not None and not self.cycle.response_complete:
+            return True  # a complete request, then a half-close: the reply is still owed
         return None
 
     def on_response_complete(self) -> None:
         self._passing = False
         super().on_response_complete()
+        if self._eof and not self.transport.is_closing():
+            self.transport.close()
 
 
 def _needs_eof_body(head: bytes) -> bool:

@@ -147,6 +147,18 @@ def test_post_without_content_length_reads_to_end_of_stream(tiny_server: ServerT
     assert_acl_reply(raw, "((name tester) (status available))")
 
 
+def test_post_with_content_length_then_half_close_is_answered(tiny_server: ServerThread) -> None:
+    request = b"POST / HTTP/1.0\r\nContent-Type: text/acl\r\nContent-Length: 8\r\n\r\n( INFO )"
+    raw = raw_exchange(tiny_server.port, request, half_close=True)
+    assert_acl_reply(raw, "((name tester) (status available))")
+
+
+def test_http_1_1_keep_alive_serves_several_messages(tiny_server: ServerThread) -> None:
+    one = b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 6\r\n\r\n(INFO)"
+    raw = raw_exchange(tiny_server.port, one + one, half_close=True)
+    assert raw.count(b"((name tester) (status available))") == 2
+
+
 def test_garbage_message_is_a_400_not_a_crash(tiny_server: ServerThread) -> None:
     status, headers, _ = split_reply(gameserver_post(tiny_server.port, "((( nonsense"))
     assert status.split(" ", 1)[1] == "400 Bad Request"
