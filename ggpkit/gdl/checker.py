@@ -1,26 +1,437 @@
-"""Static checks of a GDL game description (placeholder: full checks land next)."""
+"""Static checks of a GDL game description, reported as ``file:line:col: severity: message``.
+
+The checks follow the GDL specification (Love et al., *General Game Playing: Game
+Description Language Specification*) as real game managers apply it:
+
+* ``syntax``: the text cannot be read;
+* ``gdl2``: the game uses GDL-II (``sees``, the ``random`` role), which ggpkit does not play;
+* ``missing``: a required relation (``role``, ``legal``, ``goal``, ``terminal``) is absent;
+* ``arity``: a relation used with different numbers of arguments, or a keyword with the
+  wrong number;
+* ``keyword``: a keyword where it may not stand (``true``/``does`` as a rule head,
+  ``init``/``next`` inside a body, ``role`` other than as a ground fact, ...);
+* ``dependency``: ``init``, ``role``, ``base``, ``input`` depending on ``true`` or ``does``,
+  ``init`` on the state relations, or ``legal``/``goal``/``terminal`` on ``does``;
+* ``safety``: a variable of the head, of a negation or of a ``distinct`` that no positive
+  literal of the body binds;
+* ``stratification``: recursion through ``not`` (after splitting relations by constant
+  arguments, so ``(<= (goal r 100) (not (goal r 0)))`` is accepted, as ggp-base does);
+* ``recursion``: the recursion restriction of the specification (which keeps the set of
+  derivable facts finite);
+* ``goal``: a goal value that is not an integer 0..100;
+* warnings: relations used but never defined (always false), keywords that are legal
+  but unusual in a body.
+
+Every problem carries the source position of the term at fault, so a person can go
+straight to it. ``check_rules`` is the library call; ``ggpkit check`` prints the same.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
-from ggpkit.gdl.kif import Rule
-from ggpkit.gdl.terms import Pos
+from ggpkit.gdl.game_rules import (
+    base_relation,
+    body_atoms,
+    dependency_graph,
+    expand_or,
+    negative_cycles,
+    relation,
+    stratify_by_constants,
+    strongly_connected_components,
+)
+from ggpkit.gdl.kif import GdlSyntaxError, Rule, parse_rules
+from ggpkit.gdl.terms import Const, Func, Pos, Term, Var, is_ground, variables
+
+# Fixed arities of the GDL keywords used as relations.
+KEYWORD_ARITY = {
+    "role": 1,
+    "init": 1,
+    "true": 1,
+    "does": 2,
+    "next": 1,
+    "legal": 2,
+    "goal": 2,
+    "terminal": 0,
+    "base": 1,
+    "input": 2,
+    "distinct": 2,
+    "not": 1,
+}
+REQUIRED = ("role", "legal", "goal", "terminal")
+STATE_RELATIONS = frozenset({"true", "does", "next", "legal", "goal", "terminal"})
+GDL2_MESSAGE = "GDL-II (imperfect information/chance) is not supported"
 
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """One problem found by the checker, printed as ``file:line:col: severity: message``."""
+    """One problem found by the checker, printed as ``file:line:col: severity: message``.
+
+    ``severity`` is ``"error"`` (the game cannot be played as written) or ``"warning"``
+    (legal GDL that is probably a mistake); ``code`` names the kind of check.
+    """
 
     pos: Pos
     severity: str
+    code: str
     message: str
 
     def __str__(self) -> str:
         return f"{self.pos}: {self.severity}: {self.message}"
 
 
-def check_rules(rules: Sequence[Rule]) -> list[Problem]:
-    """Every problem of a game description, in source order."""
-    return []
+class _Report:
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.problems: list[Problem] = []
+        self._seen: set[tuple[str, str, str]] = set()
+
+    def add(self, where: Term | Rule | Pos | None, severity: str, code: str, message: str) -> None:
+        pos = where if isinstance(where, Pos) else (where.pos if where is not None else None)
+        pos = pos or Pos(self.file, 1, 1)
+        key = (str(pos), code, message)
+        if key not in self._seen:
+            self._seen.add(key)
+            self.problems.append(Problem(pos, severity, code, message))
+
+    def error(self, where: Term | Rule | Pos | None, code: str, message: str) -> None:
+        self.add(where, "error", code, message)
+
+    def warning(self, where: Term | Rule | Pos | None, code: str, message: str) -> None:
+        self.add(where, "warning", code, message)
+
+
+def check_text(text: str, file: str = "<string>") -> list[Problem]:
+    """Read and check a game description; a syntax error is reported as one problem."""
+    try:
+        rules = parse_rules(text, file)
+    except GdlSyntaxError as e:
+        return [Problem(e.pos, "error", "syntax", e.message)]
+    return check_rules(rules, file)
+
+
+def check_file(path: Path | str) -> list[Problem]:
+    """Check a ``.kif`` file."""
+    p = Path(path)
+    return check_text(p.read_text(encoding="utf-8", errors="replace"), str(p))
+
+
+def errors(problems: Iterable[Problem]) -> list[Problem]:
+    """The problems that are errors."""
+    return [p for p in problems if p.severity == "error"]
+
+
+def check_rules(rules: Sequence[Rule], file: str | None = None) -> list[Problem]:
+    """Every problem of a game description, sorted by position."""
+    if file is None:
+        file = next((r.pos.file for r in rules if r.pos is not None), "<string>")
+    report = _Report(file)
+    _check_gdl2(rules, report)
+    _check_keywords(rules, report)
+    _check_arity(rules, report)
+    _check_required(rules, report)
+    _check_safety(rules, report)
+    _check_goal_values(rules, report)
+    _check_dependencies(rules, report)
+    _check_undefined(rules, report)
+    return sorted(report.problems, key=lambda p: (p.pos.line, p.pos.col, p.severity, p.message))
+
+
+# ---- individual checks ----------------------------------------------------------------
+
+
+def _atoms(rule: Rule) -> Iterable[tuple[Term, bool, bool]]:
+    """(atom, in_body, negated) for the head and every body atom of a rule."""
+    yield rule.head, False, False
+    for lit in rule.body:
+        for atom, negated in body_atoms(lit):
+            yield atom, True, negated
+
+
+def _check_gdl2(rules: Sequence[Rule], report: _Report) -> None:
+    for rule in rules:
+        for atom, _, _ in _atoms(rule):
+            if relation(atom) == "sees":
+                report.error(atom, "gdl2", f"{GDL2_MESSAGE}: the game uses 'sees'")
+                return
+            if (
+                isinstance(atom, Func)
+                and atom.name == "role"
+                and atom.args
+                and isinstance(atom.args[0], Const)
+                and atom.args[0].name == "random"
+            ):
+                report.error(atom, "gdl2", f"{GDL2_MESSAGE}: the game has the role 'random'")
+                return
+
+
+def _check_keywords(rules: Sequence[Rule], report: _Report) -> None:
+    for rule in rules:
+        head = rule.head
+        name = relation(head)
+        if name in ("true", "does"):
+            report.error(head, "keyword", f"'{name}' may only appear in a rule body, not as a head")
+        elif name in ("not", "or", "distinct", "<="):
+            report.error(head, "keyword", f"'{name}' cannot be the head of a rule")
+        elif name == "role":
+            if rule.body:
+                report.error(head, "keyword", "'role' must be given as a fact, not by a rule")
+            elif not is_ground(head):
+                report.error(head, "keyword", "a 'role' fact must be ground (no variables)")
+        if isinstance(head, Const) and head.name.lstrip("-").isdigit():
+            report.error(head, "keyword", f"a number cannot be a relation: '{head.name}'")
+        for lit in rule.body:
+            _check_body_literal(lit, report)
+
+
+def _check_body_literal(lit: Term, report: _Report) -> None:
+    if isinstance(lit, Var):
+        report.error(lit, "keyword", f"a body literal cannot be a variable '{lit}'")
+        return
+    name = lit.name
+    if name == "not":
+        if isinstance(lit, Func) and len(lit.args) == 1:
+            inner = lit.args[0]
+            if isinstance(inner, Var):
+                report.error(inner, "keyword", f"'not' needs a literal, found the variable {inner}")
+            else:
+                _check_body_literal(inner, report)
+        return
+    if name == "or":
+        if isinstance(lit, Func):
+            for a in lit.args:
+                _check_body_literal(a, report)
+        if not isinstance(lit, Func) or not lit.args:
+            report.error(lit, "keyword", "'or' needs at least one literal")
+        return
+    if name in ("init", "next"):
+        report.error(lit, "keyword", f"'{name}' may only appear as a rule head, not in a body")
+    elif name in ("base", "input"):
+        report.warning(lit, "keyword", f"'{name}' in a rule body is unusual")
+
+
+def _check_arity(rules: Sequence[Rule], report: _Report) -> None:
+    first: dict[str, tuple[int, Term]] = {}
+    for rule in rules:
+        for atom, _, _ in _atoms(rule):
+            _arity_of(atom, first, report)
+        for lit in rule.body:
+            _connective_arity(lit, report)
+
+
+def _connective_arity(lit: Term, report: _Report) -> None:
+    if not isinstance(lit, Func | Const):
+        return
+    n = len(lit.args) if isinstance(lit, Func) else 0
+    if lit.name == "not":
+        if n != 1:
+            report.error(lit, "arity", f"'not' takes 1 argument, found {n}")
+        elif isinstance(lit, Func):
+            _connective_arity(lit.args[0], report)
+    elif lit.name == "distinct":
+        if n != 2:
+            report.error(lit, "arity", f"'distinct' takes 2 arguments, found {n}")
+    elif lit.name == "or" and isinstance(lit, Func):
+        for a in lit.args:
+            _connective_arity(a, report)
+
+
+def _arity_of(atom: Term, first: dict[str, tuple[int, Term]], report: _Report) -> None:
+    name = relation(atom)
+    n = len(atom.args) if isinstance(atom, Func) else 0
+    expected = KEYWORD_ARITY.get(name)
+    if expected is not None:
+        if n != expected:
+            report.error(
+                atom, "arity", f"'{name}' takes {expected} argument(s), found {n} in {atom}"
+            )
+        return
+    seen = first.get(name)
+    if seen is None:
+        first[name] = (n, atom)
+    elif seen[0] != n:
+        where = seen[1].pos
+        report.error(
+            atom,
+            "arity",
+            f"relation '{name}' used with {n} argument(s) here but with {seen[0]} at "
+            f"{where.line}:{where.col}"
+            if where
+            else f"relation '{name}' has two arities",
+        )
+
+
+def _check_required(rules: Sequence[Rule], report: _Report) -> None:
+    heads = {relation(r.head) for r in rules}
+    for name in REQUIRED:
+        if name not in heads:
+            report.error(Pos(report.file, 1, 1), "missing", f"the game defines no '{name}'")
+    if "init" not in heads:
+        report.warning(
+            Pos(report.file, 1, 1), "missing", "the game defines no 'init' (empty initial state)"
+        )
+
+
+def _first_occurrence(terms: Iterable[Term], name: str) -> Term | None:
+    for t in terms:
+        if isinstance(t, Var) and t.name == name:
+            return t
+        if isinstance(t, Func):
+            found = _first_occurrence(t.args, name)
+            if found is not None:
+                return found
+    return None
+
+
+def _check_safety(rules: Sequence[Rule], report: _Report) -> None:
+    for rule in rules:
+        if not rule.body:
+            if not is_ground(rule.head):
+                var = _first_occurrence([rule.head], sorted(variables(rule.head))[0])
+                report.error(var or rule.head, "safety", f"a fact cannot contain variables: {var}")
+            continue
+        for body in expand_or(rule.body):
+            bound: set[str] = set()
+            for lit in body:
+                for atom, negated in body_atoms(lit):
+                    if not negated:
+                        bound |= variables(atom)
+            for v in sorted(variables(rule.head) - bound):
+                occ = _first_occurrence([rule.head], v)
+                report.error(
+                    occ or rule.head,
+                    "safety",
+                    f"unsafe rule: the head variable ?{v} does not occur in a positive "
+                    "literal of the body",
+                )
+            for lit in body:
+                kind = "distinct" if relation(lit) == "distinct" else "negation"
+                if relation(lit) not in ("not", "distinct"):
+                    continue
+                for v in sorted(variables(lit) - bound):
+                    occ = _first_occurrence([lit], v)
+                    report.error(
+                        occ or lit,
+                        "safety",
+                        f"unsafe rule: the variable ?{v} of this {kind} does not occur in a "
+                        "positive literal of the body",
+                    )
+
+
+def _check_goal_values(rules: Sequence[Rule], report: _Report) -> None:
+    for rule in rules:
+        head = rule.head
+        if isinstance(head, Func) and head.name == "goal" and len(head.args) == 2:
+            value = head.args[1]
+            if isinstance(value, Var):
+                continue
+            ok = isinstance(value, Const) and value.name.isdigit() and 0 <= int(value.name) <= 100
+            if not ok:
+                report.error(value, "goal", f"a goal value must be an integer 0..100, not {value}")
+
+
+def _check_dependencies(rules: Sequence[Rule], report: _Report) -> None:
+    graph = dependency_graph(rules)
+    reach = {rel: graph.reachable(rel) for rel in graph.edges}
+    first_head: dict[str, Rule] = {}
+    for rule in rules:
+        first_head.setdefault(relation(rule.head), rule)
+
+    def bad(rel: str, forbidden: Iterable[str]) -> list[str]:
+        deps = reach.get(rel, set()) | ({rel} if rel in reach.get(rel, set()) else set())
+        return sorted(set(forbidden) & deps)
+
+    for rel, forbidden in (
+        ("init", STATE_RELATIONS),
+        ("role", STATE_RELATIONS),
+        ("base", ("true", "does")),
+        ("input", ("true", "does")),
+        ("legal", ("does",)),
+        ("goal", ("does",)),
+        ("terminal", ("does",)),
+    ):
+        found = bad(rel, forbidden)
+        if found:
+            culprit: Term | Rule | None = _literal_depending_on(rules, rel, found[0], reach)
+            report.error(
+                culprit or first_head.get(rel),
+                "dependency",
+                f"'{rel}' must not depend on {', '.join(repr(f) for f in found)}",
+            )
+    comps = strongly_connected_components(graph.edges)
+    comp_of = {r: i for i, comp in enumerate(comps) for r in comp}
+    for _rule, atom, head in negative_cycles(stratify_by_constants(rules)):
+        body_rel = base_relation(relation(atom))
+        head = base_relation(head)
+        report.error(
+            atom,
+            "stratification",
+            f"negation through recursion: '{head}' depends on (not {body_rel}) and "
+            f"'{body_rel}' depends on '{head}'",
+        )
+    _check_recursion_restriction(rules, comp_of, report)
+
+
+def _literal_depending_on(
+    rules: Sequence[Rule], rel: str, target: str, reach: dict[str, set[str]]
+) -> Term | None:
+    """The first body atom of a rule for ``rel`` that leads to ``target`` (its position)."""
+    for rule in rules:
+        if relation(rule.head) != rel:
+            continue
+        for lit in rule.body:
+            for atom, _ in body_atoms(lit):
+                r = relation(atom)
+                if r == target or target in reach.get(r, set()):
+                    return atom
+    return None
+
+
+def _check_recursion_restriction(
+    rules: Sequence[Rule], comp_of: dict[str, int], report: _Report
+) -> None:
+    """GDL spec, section 3.4: an argument of a recursive subgoal must be ground, a head
+    argument, or bound by a positive subgoal outside the cycle."""
+    for rule in rules:
+        head = rule.head
+        head_rel = relation(head)
+        head_args = head.args if isinstance(head, Func) else ()
+        for body in expand_or(rule.body):
+            outside: set[str] = set()
+            recursive: list[Term] = []
+            for lit in body:
+                for atom, negated in body_atoms(lit):
+                    if negated:
+                        continue
+                    if comp_of.get(relation(atom)) == comp_of.get(head_rel):
+                        recursive.append(atom)
+                    else:
+                        outside |= variables(atom)
+            for atom in recursive:
+                if not isinstance(atom, Func):
+                    continue
+                for arg in atom.args:
+                    if is_ground(arg) or arg in head_args or variables(arg) <= outside:
+                        continue
+                    report.error(
+                        arg,
+                        "recursion",
+                        f"recursion restriction: the argument {arg} of the recursive "
+                        f"'{relation(atom)}' is neither ground, nor a head argument, nor bound "
+                        "by a literal outside the recursion",
+                    )
+
+
+def _check_undefined(rules: Sequence[Rule], report: _Report) -> None:
+    defined = {relation(r.head) for r in rules} | {"true", "does"}
+    for rule in rules:
+        for lit in rule.body:
+            for atom, _ in body_atoms(lit):
+                name = relation(atom)
+                if name not in defined:
+                    report.warning(
+                        atom, "undefined", f"relation '{name}' is never defined (always false)"
+                    )
+                    defined.add(name)

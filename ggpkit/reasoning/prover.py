@@ -26,12 +26,16 @@ turns them back into terms.
 
 from __future__ import annotations
 
-import itertools
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ggpkit.gdl.game_rules import (
+    expand_or,
+    stratify_by_constants,
+    strongly_connected_components,
+)
 from ggpkit.gdl.kif import Rule
 from ggpkit.gdl.terms import Const, Func, Term, Var
 from ggpkit.reasoning.base import ReasonerError
@@ -187,33 +191,6 @@ def _relation(term: Term) -> str:
     return term.name
 
 
-def _expand_or(body: Sequence[Term]) -> list[list[Term]]:
-    """The bodies of the rules equivalent to ``body`` with every ``or`` expanded."""
-    choices: list[list[list[Term]]] = []
-    for lit in body:
-        if isinstance(lit, Func) and lit.name == "or":
-            alts: list[list[Term]] = []
-            for a in lit.args:
-                alts.extend(_expand_or([a]))
-            choices.append(alts)
-        elif (
-            isinstance(lit, Func)
-            and lit.name == "not"
-            and len(lit.args) == 1
-            and isinstance(lit.args[0], Func)
-            and lit.args[0].name == "or"
-        ):
-            # not (or a b) == (not a) and (not b)
-            negs = [Func("not", (a,)) for a in lit.args[0].args]
-            choices.append(_expand_or(negs))
-        else:
-            choices.append([[lit]])
-    out: list[list[Term]] = []
-    for combo in itertools.product(*choices):
-        out.append([lit for part in combo for lit in part])
-    return out
-
-
 def _compile_rule(head: Term, body: Sequence[Term], text: str) -> _CRule:
     slots: dict[str, int] = {}
     head_pat = _pattern(head, slots)
@@ -310,63 +287,15 @@ def _choose_index(pat: Any, bound: set[int]) -> tuple[tuple[int, ...], str, Any]
     return None
 
 
-def _sccs(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected components, dependencies first (Tarjan, iterative)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    out: list[list[str]] = []
-    counter = 0
-    for root in sorted(graph):
-        if root in index:
-            continue
-        work: list[tuple[str, Iterable[str]]] = [(root, iter(sorted(graph[root])))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, it = work[-1]
-            advanced = False
-            for nxt in it:
-                if nxt not in index:
-                    index[nxt] = low[nxt] = counter
-                    counter += 1
-                    stack.append(nxt)
-                    on_stack.add(nxt)
-                    work.append((nxt, iter(sorted(graph[nxt]))))
-                    advanced = True
-                    break
-                if nxt in on_stack:
-                    low[node] = min(low[node], index[nxt])
-            if advanced:
-                continue
-            work.pop()
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
-            if low[node] == index[node]:
-                comp: list[str] = []
-                while True:
-                    w = stack.pop()
-                    on_stack.discard(w)
-                    comp.append(w)
-                    if w == node:
-                        break
-                out.append(sorted(comp))
-    return out
-
-
 class _Program:
     """Compiled rules: components in dependency order, each with its level."""
 
     def __init__(self, rules: Sequence[Rule]) -> None:
         crules: list[_CRule] = []
-        for rule in rules:
+        for rule in stratify_by_constants(rules):
             if isinstance(rule.head, Var):
                 raise ReasonerError(f"the head of a rule cannot be a variable: {rule}")
-            for body in _expand_or(rule.body):
+            for body in expand_or(rule.body):
                 crules.append(_compile_rule(rule.head, body, str(rule)))
         graph: dict[str, set[str]] = {"true": set(), "does": set()}
         neg_edges: set[tuple[str, str]] = set()
@@ -380,7 +309,7 @@ class _Program:
         for head in ("true", "does"):
             if any(cr.head_rel == head for cr in crules):
                 raise ReasonerError(f"'{head}' cannot be the head of a rule")
-        comps = _sccs(graph)
+        comps = strongly_connected_components(graph)
         self.comp_of: dict[str, int] = {}
         for i, comp in enumerate(comps):
             for r in comp:

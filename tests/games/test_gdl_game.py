@@ -10,7 +10,7 @@ import pytest
 
 import ggpkit
 from ggpkit.games.api import GameError, IllegalMoveError
-from ggpkit.games.gdl_game import GdlGame, GdlGameError, load_kif_text
+from ggpkit.games.gdl_game import GdlCheckError, GdlGame, GdlGameError, load_kif_text
 from ggpkit.gdl.terms import func
 
 
@@ -126,3 +126,9 @@ def test_tictactoe_random_matches_end_with_valid_goals() -> None:
         goals, steps = game.random_playout(game.initial_state(), rng)
         assert 5 <= steps <= 9
         assert sorted(goals.values()) in ([0, 100], [50, 50])
+
+
+def test_check_errors_become_one_typed_exception() -> None:
+    with pytest.raises(GdlCheckError) as info:
+        load_kif_text("(role a)\n(<= (legal a ?x) (true (p)))\n", "bad.kif", reasoner="prover")
+    assert "bad.kif:2:" in str(info.value)
