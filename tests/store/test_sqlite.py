@@ -183,3 +183,23 @@ def test_kill_9_mid_match_leaves_a_sound_database(tmp_path: Path) -> None:
         state = game.next_state(state, moves)
         assert after == facts_text(game.facts(state))
         assert errors == ["", ""]
+
+
+def test_a_new_migration_upgrades_an_old_file_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ggpkit.store import sqlite as store_module
+
+    path = tmp_path / "m.sqlite3"
+    with MatchStore(path) as store:
+        play_tiny(store, "old")
+    upgraded = [*store_module.MIGRATIONS, "ALTER TABLE matches ADD COLUMN note TEXT DEFAULT 'x'"]
+    monkeypatch.setattr(store_module, "MIGRATIONS", upgraded)
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", len(upgraded))
+    with MatchStore(path) as store:
+        assert store.schema_version() == len(upgraded)
+        assert store.load("old").is_completed
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT note FROM matches").fetchone() == ("x",)
+        versions = [v for (v,) in db.execute("SELECT version FROM schema_version ORDER BY 1")]
+    assert versions == list(range(1, len(upgraded) + 1))
