@@ -26,6 +26,12 @@ from typing import Any
 from ggpkit.games.api import Game
 from ggpkit.gdl.terms import Func, Term
 
+_FULL = (1 << 64) - 1
+_FILE_A = sum(1 << (8 * row) for row in range(8))
+"""Squares with x = 1 (bit ``(y-1)*8 + (x-1)``)."""
+_FILE_H = _FILE_A << 7
+"""Squares with x = 8."""
+
 _CHECKERS_GOALS = (0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 90, 100)
 """Goal by own capture count (rules.md section 2)."""
 
@@ -105,31 +111,30 @@ class CheckersEvaluation(Evaluation):
     def __init__(self, wrap: bool) -> None:
         self.wrap = wrap
 
+    def _shift(self, board: int, dx: int, dy: int) -> int:
+        """Every pawn of ``board`` moved by (dx, dy); off-board ones vanish (a barrel wraps)."""
+        board = (board & ~_FILE_H) << 1 if dx > 0 else (board & ~_FILE_A) >> 1
+        if dy > 0:
+            top = board >> 56 if self.wrap else 0
+            return ((board << 8) & _FULL) | top
+        bottom = (board & 0xFF) << 56 if self.wrap else 0
+        return (board >> 8) | bottom
+
     def _hanging(self, mine: int, theirs: int, their_dy: int) -> tuple[int, int]:
-        """(my pawns the opponent could jump now, my pawns with a free forward step)."""
-        empty_board = ~(mine | theirs)
+        """(my pawns the opponent could jump now, my pawns with a free forward step).
+
+        Counted per diagonal direction, on whole bitboards at once: a pawn is hanging
+        when an opponent pawn stands diagonally behind it (as the opponent moves) and
+        the square diagonally ahead of it is empty.
+        """
+        empty = ~(mine | theirs) & _FULL
         hanging = 0
         mobile = 0
-        my_dy = -their_dy
-        board = mine
-        while board:
-            low = board & -board
-            index = low.bit_length() - 1
-            board ^= low
-            x, y = index % 8, index // 8
-            for dx in (-1, 1):
-                # an opponent pawn behind me diagonally, landing square ahead of it empty
-                bx, by = x - dx, y - their_dy
-                ax, ay = x + dx, y + their_dy
-                fx, fy = x + dx, y + my_dy
-                if self.wrap:
-                    by, ay, fy = by % 8, ay % 8, fy % 8
-                if 0 <= fx < 8 and 0 <= fy < 8 and empty_board >> (fy * 8 + fx) & 1:
-                    mobile += 1
-                if not (0 <= bx < 8 and 0 <= by < 8 and 0 <= ax < 8 and 0 <= ay < 8):
-                    continue
-                if theirs >> (by * 8 + bx) & 1 and empty_board >> (ay * 8 + ax) & 1:
-                    hanging += 1
+        for dx in (-1, 1):
+            attackers = self._shift(theirs, dx, their_dy)
+            landings = self._shift(empty, -dx, -their_dy)
+            hanging += (mine & attackers & landings).bit_count()
+            mobile += (mine & self._shift(empty, -dx, their_dy)).bit_count()
         return hanging, mobile
 
     def value(self, game: Game[Any], state: Hashable, role: int) -> float:

@@ -139,7 +139,7 @@ class MCTSAgent(Agent):
         limit: Limit | None = None,
         c: float = 1.4,
         seed: int | None = None,
-        max_nodes: int = 1_000_000,
+        max_nodes: int = 200_000,
         leaf: int = 8,
     ) -> None:
         self.limit = limit or Limit()
