@@ -38,6 +38,9 @@ _RELATIONS = frozenset(
     {"role", "init", "true", "does", "next", "legal", "goal", "terminal", "base", "input"}
 )
 _IGNORED_HEADS = frozenset({"base", "input"})
+_SHOWN = (
+    "role/1", "init/1", "true/1", "does/2", "next/1", "legal/2", "goal/2", "terminal/0",
+)  # fmt: skip
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_ATOMS = 2_000_000
@@ -52,8 +55,9 @@ class GroundProgram:
     """A ground GDL program: propositional rules over numbered atoms.
 
     ``rules`` are ``(head, body)`` pairs; a body literal is an atom number, negated
-    when below zero. ``atoms`` names every atom that has a name; ``facts`` holds the
-    ground atoms true in every state (static relations and what follows from them).
+    when below zero. ``atoms`` names the atoms of the GDL keyword relations (role,
+    init, true, does, next, legal, goal, terminal); other relations stay anonymous
+    numbers. ``facts`` holds the keyword-relation atoms true in every state.
     ``true_domain`` / ``does_domain`` are the possible base facts and moves.
     """
 
@@ -231,6 +235,8 @@ def _ground_in_process(rules: list[Rule], max_atoms: int) -> GroundProgram:
         dom += [f"d_does({s.arguments[0]},{s.arguments[1]})." for s in does]
         text += "\n" + "\n".join(dom)
         text += "\n#external true(F) : d_true(F).\n#external does(R, M) : d_does(R, M).\n"
+        # Only the game's views need names; other atoms stay anonymous numbers.
+        text += "".join(f"#show {sig}.\n" for sig in _SHOWN)
         ctl = clingo.Control(["--warn=none"])
         obs = _Observer(max_atoms)
         ctl.register_observer(obs)
@@ -241,8 +247,6 @@ def _ground_in_process(rules: list[Rule], max_atoms: int) -> GroundProgram:
     atoms: dict[int, Term] = {}
     facts: set[Term] = set()
     for sym, atom in obs.outputs:
-        if sym.name.startswith("d_"):
-            continue
         term = _gdl(sym, names, relation=True)
         if atom == 0:
             facts.add(term)

@@ -195,3 +195,128 @@ def test_tictactoe_random_games_match_a_direct_model(seed: int) -> None:
         joint = [_t(move), _t("noop")] if turn == 0 else [_t("noop"), _t(move)]
         s = r.next(s, joint)
         turn = 1 - turn
+
+
+# ---- the playout kernels against a plain replay through the reasoner API ------------------
+
+_M64 = (1 << 64) - 1
+
+
+def _stream(seed: int, j: int) -> int:
+    """Python twin of ``propnet_kernels.seed_stream``."""
+    z = (seed + (j + 1) * 0x9E3779B97F4A7C15) & _M64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+    z ^= z >> 31
+    return z or 88172645463325252
+
+
+def _rand_below(rng: int, n: int) -> tuple[int, int]:
+    """Python twin of ``propnet_kernels.rand_below``."""
+    rng ^= rng >> 12
+    rng ^= (rng << 25) & _M64
+    rng ^= rng >> 27
+    return rng, (((rng * 2685821657736338717) & _M64) >> 33) % n
+
+
+def _replay(r: PropnetReasoner, start: bytes, count: int, seed: int) -> tuple[int, list[int]]:
+    moves, sums = 0, [0] * len(r.roles)
+    for j in range(count):
+        rng, s = _stream(seed, j), start
+        while not r.terminal(s):
+            joint = []
+            for i in range(len(r.roles)):
+                legal = r.legal(s, i)
+                rng, k = _rand_below(rng, len(legal))
+                joint.append(legal[k])
+            s = r.next(s, joint)
+            moves += 1
+        for i in range(len(r.roles)):
+            sums[i] += r.goal(s, i)
+    return moves, sums
+
+
+def _both_kernels(
+    r: PropnetReasoner, start: bytes, count: int, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> list[tuple[int, list[int]]]:
+    from ggpkit.reasoning import fast
+
+    out = []
+    for threshold in (10**9, 1):  # scalar differential kernel, then the 64-lane kernel
+        monkeypatch.setattr(fast, "LANE_THRESHOLD", threshold)
+        t = r.playout_stats(start, count, seed)
+        assert t.playouts == count
+        out.append((t.moves, list(t.goal_sums)))
+    return out
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(min_value=0, max_value=2**64 - 1), count=st.integers(1, 70))
+def test_kernels_replay_exactly_on_the_recursive_graph_game(seed: int, count: int) -> None:
+    r = PropnetReasoner.from_rules(parse_rules(GRAPH))
+    expected = _replay(r, r.initial(), count, seed)
+    with pytest.MonkeyPatch.context() as mp:
+        assert _both_kernels(r, r.initial(), count, seed, mp) == [expected, expected]
+
+
+@pytest.mark.parametrize("name", ["ticTacToe", "connectFour", "breakthroughSmallHoles", "peg"])
+def test_kernels_replay_exactly_on_corpus_games(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    r = _corpus(name)
+    # Start one move in, so playouts from a non-initial state are covered too.
+    s = r.initial()
+    s = r.next(s, [r.legal(s, i)[0] for i in range(len(r.roles))])
+    expected = _replay(r, s, 70, seed=11)
+    assert _both_kernels(r, s, 70, 11, monkeypatch) == [expected, expected]
+
+
+def test_playouts_from_a_terminal_state_score_it() -> None:
+    r = PropnetReasoner.from_rules(parse_rules(GRAPH))
+    s = r.next(r.initial(), [_t("(link c-1 d)")])
+    assert r.terminal(s)
+    totals = r.playout_stats(s, 5, seed=1)
+    assert (totals.playouts, totals.moves, totals.goal_sums) == (5, 0, (500,))
+
+
+# ---- differential play against the reference prover -------------------------------------
+
+_DIFF_GAMES = [
+    "ticTacToe", "connectFour", "breakthroughSmallHoles", "checkersBarrelNoKings", "peg",
+    "blocks", "3pConnectFour", "chineseCheckers1",
+]  # fmt: skip
+
+
+def _goals(r: object, s: object, n: int) -> list[int | None]:
+    out: list[int | None] = []
+    for i in range(n):
+        try:
+            out.append(r.goal(s, i))  # type: ignore[attr-defined]
+        except ReasonerError:
+            out.append(None)
+    return out
+
+
+@pytest.mark.parametrize("name", _DIFF_GAMES)
+def test_random_play_agrees_with_the_prover(name: str) -> None:
+    prover_mod = pytest.importorskip("ggpkit.reasoning.prover")
+    fast_r = _corpus(name)
+    path = _games_dir() / f"{name}.kif"
+    slow = prover_mod.Prover(parse_rules(path.read_text(), str(path)))
+    assert fast_r.roles == slow.roles
+    rng = random.Random(name)
+    steps = 0
+    n = len(fast_r.roles)
+    while steps < 150:
+        a, b = fast_r.initial(), slow.initial()
+        while True:
+            assert fast_r.facts(a) == slow.facts(b)
+            assert fast_r.terminal(a) == slow.terminal(b)
+            if fast_r.terminal(a):
+                assert _goals(fast_r, a, n) == _goals(slow, b, n)
+                break
+            legal = [fast_r.legal(a, i) for i in range(n)]
+            assert legal == [slow.legal(b, i) for i in range(n)]
+            joint = [rng.choice(ms) for ms in legal]
+            a, b = fast_r.next(a, joint), slow.next(b, joint)
+            steps += 1
+            if steps >= 150:
+                break
