@@ -1,0 +1,119 @@
+"""``ggpkit corpus [DIR]``: load, check and play random matches of every public GDL game."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from ggpkit.cli.app import app
+from ggpkit.games.api import GameError
+from ggpkit.games.corpus import (
+    PLAYED,
+    GameResult,
+    default_games_dir,
+    game_files,
+    run_corpus,
+    summary,
+)
+from ggpkit.games.gdl_game import REASONERS
+
+
+@app.command("corpus")
+def corpus_command(
+    folder: Annotated[
+        Path | None,
+        typer.Argument(
+            help="Folder of .kif games (default: $GGPKIT_GAMES_DIR, else ../shared/ggp-games "
+            "relative to the current directory)."
+        ),
+    ] = None,
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=0.1, help="Seconds allowed per game (all matches).")
+    ] = 60.0,
+    matches: Annotated[
+        int, typer.Option("--matches", "-n", min=1, help="Random matches per game.")
+    ] = 1,
+    reasoner: Annotated[
+        str, typer.Option(help="Reasoner: prover (reference), propnet or auto.")
+    ] = "prover",
+    seed: Annotated[int, typer.Option(help="Seed of the random matches.")] = 0,
+    only: Annotated[
+        str | None, typer.Option("--only", help="Comma-separated game names to run (no .kif).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+) -> None:
+    """Play N random matches of every .kif game in a folder, each in its own process.
+
+    Every game ends as played (terminal reached, one goal value per role in every
+    match) or rejected with a reason: syntax error, GDL-II, check error, reasoner
+    error, no legal move, goal error, no terminal, timeout or crash. Prints the
+    rejected games, the counts and the time per game.
+    """
+    if reasoner not in REASONERS:
+        raise GameError(f"unknown reasoner {reasoner!r}; use one of {', '.join(REASONERS)}")
+    where = folder if folder is not None else default_games_dir()
+    if not where.is_dir():
+        raise GameError(f"no games folder at {where} (give DIR or set GGPKIT_GAMES_DIR)")
+    paths = game_files(where)
+    if only:
+        wanted = {n.strip() for n in only.split(",") if n.strip()}
+        paths = [p for p in paths if p.stem in wanted]
+    if not paths:
+        raise GameError(f"no .kif games in {where}")
+    err = Console(stderr=True)
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("games", total=len(paths))
+
+        def advance(result: GameResult) -> None:
+            progress.update(task, advance=1, description=f"{result.name}: {result.status}")
+
+        results = run_corpus(paths, matches, timeout, seed, reasoner, on_result=advance)
+    counts = summary(results)
+    times = [r.seconds for r in results]
+    played_times = [r.seconds for r in results if r.status == PLAYED]
+    if as_json:
+        data = {
+            "folder": str(where),
+            "matches": matches,
+            "timeout": timeout,
+            "reasoner": reasoner,
+            "counts": counts,
+            "results": [r.as_dict() for r in results],
+        }
+        typer.echo(json.dumps(data, indent=2))
+        return
+    out = Console()
+    rejected = [r for r in results if r.status != PLAYED]
+    if rejected:
+        table = Table(title="rejected games")
+        table.add_column("game")
+        table.add_column("reason")
+        table.add_column("detail", overflow="fold")
+        for r in rejected:
+            table.add_row(r.name, r.reason, r.detail)
+        out.print(table)
+    counts_table = Table(title=f"{len(results)} games, {matches} random match(es) each")
+    counts_table.add_column("outcome")
+    counts_table.add_column("games", justify="right")
+    for k, n in counts.items():
+        counts_table.add_row(k, str(n))
+    out.print(counts_table)
+    out.print(
+        f"time per game: median {statistics.median(times):.2f} s, "
+        f"mean {statistics.fmean(times):.2f} s, total {sum(times):.1f} s"
+        + (f"; played games median {statistics.median(played_times):.2f} s" if played_times else "")
+    )
