@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import importlib
 import random
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ggpkit.games.api import Game, GameError, GameInfo
+from ggpkit.games.api import Game, GameError, GameInfo, PlayoutStats
 from ggpkit.gdl.checker import Problem, check_rules
 from ggpkit.gdl.kif import Rule, parse_rules
 from ggpkit.gdl.terms import Term
@@ -110,6 +110,25 @@ class GdlGame(Game[Hashable]):
 
     def facts(self, state: Hashable) -> frozenset[Term]:
         return self._call(lambda: self.reasoner.facts(state))  # type: ignore[no-any-return]
+
+    def playout_stats(self, state: Hashable, count: int, seed: int) -> PlayoutStats:
+        """Random playouts; delegated to the reasoner when it has a batch kernel (the propnet).
+
+        The reasoner's ``playout_stats(state, count, seed)`` is an optional capability
+        beyond the ``Reasoner`` protocol; without it, the game API's loop is used.
+        """
+        batch = getattr(self.reasoner, "playout_stats", None)
+        if batch is None:
+            return super().playout_stats(state, count, seed)
+        totals = self._call(lambda: batch(state, count, seed))
+        return PlayoutStats(totals.playouts, totals.moves, tuple(totals.goal_sums))
+
+    def state_from_facts(self, facts: Iterable[Term]) -> Hashable:
+        """The state whose true facts are ``facts`` (to start from a given position)."""
+        make = getattr(self.reasoner, "state_from_facts", None)
+        if make is None:
+            raise GdlGameError(f"the {self.reasoner_name} reasoner cannot build states from facts")
+        return self._call(lambda: make(frozenset(facts)))  # type: ignore[no-any-return]
 
     def _probe_info(self, playouts: int = 3, max_steps: int = 60) -> GameInfo:
         rng = random.Random(0)

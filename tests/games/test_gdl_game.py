@@ -10,7 +10,13 @@ import pytest
 
 import ggpkit
 from ggpkit.games.api import GameError, IllegalMoveError
-from ggpkit.games.gdl_game import GdlCheckError, GdlGame, GdlGameError, load_kif_text
+from ggpkit.games.gdl_game import (
+    GdlCheckError,
+    GdlGame,
+    GdlGameError,
+    load_kif_file,
+    load_kif_text,
+)
 from ggpkit.gdl.terms import func
 
 
@@ -19,11 +25,11 @@ def games_dir() -> Path:
     return Path(env) if env else Path(__file__).resolve().parents[2] / ".." / "shared" / "ggp-games"
 
 
-def public_game(name: str) -> GdlGame:
+def public_game(name: str, reasoner: str = "prover") -> GdlGame:
     path = games_dir() / f"{name}.kif"
     if not path.exists():
         pytest.skip(f"public game {name} not available ({path})")
-    game = ggpkit.load(str(path))
+    game = load_kif_file(path, reasoner=reasoner)
     assert isinstance(game, GdlGame)
     return game
 
@@ -106,8 +112,9 @@ def test_unknown_reasoner_is_refused() -> None:
         load_kif_text(RACE, "race", reasoner="magic")
 
 
-def test_tictactoe_known_line_reaches_terminal_with_correct_goals() -> None:
-    game = public_game("ticTacToe")
+@pytest.mark.parametrize("reasoner", ["prover", "auto"])
+def test_tictactoe_known_line_reaches_terminal_with_correct_goals(reasoner: str) -> None:
+    game = public_game("ticTacToe", reasoner)
     assert game.roles == ("xplayer", "oplayer")
     s = game.initial_state()
     # x takes the first column; o plays the middle column.
@@ -132,3 +139,28 @@ def test_check_errors_become_one_typed_exception() -> None:
     with pytest.raises(GdlCheckError) as info:
         load_kif_text("(role a)\n(<= (legal a ?x) (true (p)))\n", "bad.kif", reasoner="prover")
     assert "bad.kif:2:" in str(info.value)
+
+
+def test_state_from_facts_round_trips() -> None:
+    game = load_kif_text(RACE, "race", reasoner="prover")
+    s = game.next_state(game.initial_state(), ["(add 2)", "noop"])
+    again = game.state_from_facts(game.facts(s))
+    assert again == s
+    assert game.to_move(again) == "b"
+
+
+def test_playout_stats_totals_are_consistent() -> None:
+    game = load_kif_text(RACE, "race", reasoner="prover")
+    stats = game.playout_stats(game.initial_state(), 30, seed=5)
+    assert stats.playouts == 30
+    assert 2 * 30 <= stats.moves <= 3 * 30  # two or three joint moves per race
+    assert sum(stats.goal_sums) == 100 * 30  # exactly one winner each time
+
+
+def test_load_by_path_through_the_registry() -> None:
+    path = games_dir() / "ticTacToe.kif"
+    if not path.exists():
+        pytest.skip("ticTacToe not available")
+    game = ggpkit.load(str(path))
+    assert isinstance(game, GdlGame) and game.name == "ticTacToe"
+    assert len(game.legal_moves(game.initial_state(), "xplayer")) == 9
