@@ -65,6 +65,16 @@ class PropnetReasoner:
             {m: i for i, m in enumerate(moves)} for moves in net.moves
         ]  # role -> move -> index in its legal list
         self._base_index = {f: i for i, f in enumerate(net.base)}
+        # Literals split into node index and negation bit, for vectorized reads.
+        self._next_src = net.next_lits >> 1
+        self._next_neg = (net.next_lits & 1).astype(np.uint8)
+        self._legal_lits = [
+            (
+                net.legal_lits[net.move_start[r] : net.move_start[r + 1]] >> 1,
+                (net.legal_lits[net.move_start[r] : net.move_start[r + 1]] & 1).astype(np.uint8),
+            )
+            for r in range(len(net.roles))
+        ]
         init = np.asarray(net.init, dtype=np.uint8)
         self._initial = self._pack(init)
         # Compile (or load from cache) the kernels now, not in the middle of a game.
@@ -122,14 +132,9 @@ class PropnetReasoner:
     def legal(self, state: bytes, role_index: int) -> list[Term]:
         """The legal moves of one role, sorted by their text."""
         self._load(state)
-        net = self.net
-        out = []
-        lits = net.legal_lits
-        for i in range(net.move_start[role_index], net.move_start[role_index + 1]):
-            x = int(lits[i])
-            if self._val[x >> 1] ^ (x & 1):
-                out.append(net.moves[role_index][i - net.move_start[role_index]])
-        return out
+        src, neg = self._legal_lits[role_index]
+        moves = self.net.moves[role_index]
+        return [moves[i] for i in np.flatnonzero(self._val[src] ^ neg)]
 
     def next(self, state: bytes, moves: Sequence[Term]) -> bytes:
         """The state after a joint move in role order."""
@@ -138,7 +143,7 @@ class PropnetReasoner:
             raise ReasonerError(f"expected {len(self.roles)} moves, got {len(moves)}")
         does = []
         for r, m in enumerate(moves):
-            i = self._move_index[r].get(strip_pos(m))
+            i = self._move_index[r].get(m)  # positions take no part in term equality
             if i is None:
                 raise ReasonerError(f"{m} is never a legal move of {self.roles[r]}")
             does.append(int(net.does_nodes[net.move_start[r] + i]))
@@ -150,10 +155,9 @@ class PropnetReasoner:
             net.kind, net.in_start, net.inputs, net.order, net.blocks,
             net.phases[2], net.phases[3], val,
         )  # fmt: skip
-        lits = net.next_lits
-        bits = val[lits >> 1] ^ (lits & 1).astype(np.uint8)
+        bits = val[self._next_src] ^ self._next_neg
         val[does] = 0
-        return self._pack(bits.astype(np.uint8))
+        return self._pack(bits)
 
     def terminal(self, state: bytes) -> bool:
         """True in a terminal state."""
