@@ -18,15 +18,13 @@ one ``B`` evaluation per step and one ``G`` at the end.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from ggpkit.gdl.kif import Rule
 from ggpkit.gdl.terms import Const, Func, Term
-from ggpkit.reasoning.base import Reasoner
 from ggpkit.reasoning.grounding import GroundingError, GroundProgram
 
 FALSE, TRUE = 0, 1
@@ -507,13 +505,3 @@ def _incremental(b: _Builder, comps: list[list[int]]) -> tuple[I32, ...]:
         np.asarray(scc_nodes, dtype=np.int32),
         np.asarray(needed, dtype=np.int32),
     )
-
-
-def make_reasoner(rules: Sequence[Rule]) -> Reasoner[bytes]:
-    """The fast reasoner for ``rules`` (see ``fast.PropnetReasoner.from_rules``).
-
-    Kept here so callers that look the reasoner up by this module's name find it.
-    """
-    from ggpkit.reasoning.fast import PropnetReasoner
-
-    return PropnetReasoner.from_rules(rules)
