@@ -23,6 +23,7 @@ and perft). The tests check that they agree.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from functools import cache, lru_cache
 from typing import NamedTuple
@@ -30,7 +31,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ggpkit.games import checkers_kernels as kernels
-from ggpkit.games.api import Game, GameInfo, PlayoutStats
+from ggpkit.games.api import Game, GameInfo, IllegalMoveError, MoveLike, PlayoutStats
 from ggpkit.gdl.terms import Const, Func, Term, func
 
 ROLES = ("black", "red")
@@ -151,6 +152,9 @@ def plain_next(state: CheckersState, move: PlainMove, wrap: bool) -> CheckersSta
     return CheckersState(opp, own, bc, rc, step + 1, 0)
 
 
+_INTEGER = re.compile(r"-?[0-9]+")
+
+
 @cache
 def _move_term(move: PlainMove) -> Func:
     return func(*move)
@@ -166,7 +170,7 @@ def decode_move(term: Term) -> PlainMove | None:
         return None
     coords: list[int] = []
     for arg in term.args:
-        if not isinstance(arg, Const) or not arg.name.lstrip("-").isdigit():
+        if not isinstance(arg, Const) or not _INTEGER.fullmatch(arg.name):
             return None
         coords.append(int(arg.name))
     x1, y1, x2, y2 = coords
@@ -265,6 +269,24 @@ class PawnCheckers(Game[CheckersState]):
         if self.is_terminal(state):
             return None
         return ROLES[state.control]
+
+    def play(self, state: CheckersState, move: MoveLike, role: str | None = None) -> CheckersState:
+        """Play ``move`` for the role with control; naming the other role says whose turn it is.
+
+        (The generic version would blame the other role's "choice" instead.)
+        """
+        if role is not None and not self.is_terminal(state):
+            index = self.role_index(role)
+            if index != state.control:
+                mover = ROLES[state.control]
+                term = self.parse_move(move, role)
+                reason = (
+                    f"it is {mover}'s turn: play a move for {mover} ({role}'s only move is noop)"
+                    if term == NOOP
+                    else self.why_illegal(state, role, term)
+                )
+                raise IllegalMoveError(move, role, reason)
+        return super().play(state, move, role)
 
     # ---- explanations ---------------------------------------------------------------
 

@@ -434,6 +434,44 @@ def test_illegal_moves_say_why_and_change_nothing(
 
 
 @BOTH
+def test_playing_for_the_role_without_control_says_whose_turn_it_is(game: PawnCheckers) -> None:
+    state = game.initial_state()
+    with pytest.raises(IllegalMoveError) as info:
+        game.play(state, "(move 2 6 1 5)", role="red")
+    assert info.value.reason == "it is black's turn: red may only play noop"
+    with pytest.raises(IllegalMoveError) as info:
+        game.play(state, "noop", role="red")
+    assert (
+        info.value.reason == "it is black's turn: play a move for black (red's only move is noop)"
+    )
+    assert game.play(state, "(move 1 3 2 4)", role="black") == game.play(state, "(move 1 3 2 4)")
+
+
+@BOTH
+@given(
+    text=st.one_of(
+        st.text(max_size=30),
+        st.builds(
+            "({} {} {} {} {})".format,
+            st.sampled_from(["move", "jump", "noop", "Move"]),
+            *[st.one_of(st.integers(-2, 10), st.sampled_from(["a", "²", "01", "?x"]))] * 4,
+        ),
+    )
+)
+@settings(max_examples=100, deadline=None)
+def test_any_text_is_a_legal_move_or_an_illegal_move_error(game: PawnCheckers, text: str) -> None:
+    state = game.make_state(black=[(3, 3), (2, 8), (6, 2)], red=[(4, 4), (1, 1), (5, 3)])
+    legal = strs(game.legal_moves(state, "black"))
+    try:
+        after = game.next_state(state, [text, "noop"])
+    except IllegalMoveError as e:
+        assert e.role == "black" and e.move == text and e.reason
+    else:
+        assert str(game.parse_move(text)) in legal
+        assert after.step == 2
+
+
+@BOTH
 def test_wrong_direction_is_explained(game: PawnCheckers) -> None:
     state = game.make_state(black=[(4, 4)], red=[(8, 8)])
     with pytest.raises(IllegalMoveError) as info:
