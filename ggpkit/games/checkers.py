@@ -98,7 +98,7 @@ def _row(y: int, dy: int, wrap: bool) -> int | None:
     return y2 if 1 <= y2 <= SIZE else None
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=4096)  # legal_moves and is_terminal ask for the same state in turn
 def plain_legal(black: int, red: int, control: int, wrap: bool) -> tuple[PlainMove, ...]:
     """The mover's legal moves, square by square from the rules (the reference generator).
 
