@@ -23,6 +23,7 @@ _COMMAND_MODULES = [
     "ggpkit.cli.match_cmd",
     "ggpkit.cli.matches_cmd",
     "ggpkit.cli.player_cmd",
+    "ggpkit.cli.solve_cmd",
     "ggpkit.cli.check_cmd",
     "ggpkit.cli.corpus_cmd",
 ]

@@ -1,0 +1,371 @@
+"""The exact peg solitaire solver: the best score reachable from any position, and its moves.
+
+Why a search and not a table: all 23.5 million positions reachable from the start
+(up to symmetry) would need a ~200 MB table built once; a depth-first search that
+remembers every position it has finished, under the 8 symmetries of the cross,
+answers a query in a fraction of a second instead, for any position (reachable
+from the start or not), with nothing stored on disk.
+
+The search computes the exact value ``v(p)`` = the best goal the jumper can still
+reach from ``p``: the goal of ``p`` itself when no jump is left, else the max over
+the jumps. 100 is the highest goal there is, so a node stops at the first child
+worth 100; everywhere else it sees all children. Every value it stores is
+therefore exact, and a table filled by one query serves the next.
+
+Board layout (the same as ``PegState.board`` of the native engine, but read
+here only through ``game.facts``): bit ``row * 7 + col``, row a=0..g=6, column
+c1=0..c7=6::
+
+        c1 c2 c3 c4 c5 c6 c7
+    a         o  o  o
+    b         o  o  o
+    c   o  o  o  o  o  o  o
+    d   o  o  o  .  o  o  o
+    e   o  o  o  o  o  o  o
+    f         o  o  o
+    g         o  o  o
+
+A position's key is the smallest of its 8 symmetric images; an image is 7 table
+lookups (one per row byte), so a key costs 56 lookups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ggpkit.agents.solvers._jit import kernel
+from ggpkit.games.api import Game
+from ggpkit.gdl.terms import Const, Func, Term
+
+ROWS = "abcdefg"
+COLUMNS = tuple(f"c{i}" for i in range(1, 8))
+WIDTH = 7
+CENTER = 3 * WIDTH + 3
+
+
+def _on_cross(r: int, c: int) -> bool:
+    return 0 <= r < 7 and 0 <= c < 7 and (2 <= r <= 4 or 2 <= c <= 4)
+
+
+HOLES = tuple(r * WIDTH + c for r in range(7) for c in range(7) if _on_cross(r, c))
+START = sum(1 << i for i in HOLES) & ~(1 << CENTER)
+
+
+def _jumps() -> np.ndarray[Any, Any]:
+    """Every geometric jump as (src, mid, dst) bit indices."""
+    out = []
+    for i in HOLES:
+        r, c = divmod(i, WIDTH)
+        for dr, dc in ((0, 1), (0, -1), (1, 0), (-1, 0)):
+            if _on_cross(r + dr, c + dc) and _on_cross(r + 2 * dr, c + 2 * dc):
+                out.append((i, i + dr * WIDTH + dc, i + 2 * (dr * WIDTH + dc)))
+    return np.array(out, dtype=np.int64)
+
+
+JUMPS = _jumps()
+
+
+def _transform(s: int, r: int, c: int) -> tuple[int, int]:
+    """The image of hole (r, c) under symmetry ``s`` of the square (0 is the identity)."""
+    if s & 4:
+        r, c = c, r
+    if s & 2:
+        r = 6 - r
+    if s & 1:
+        c = 6 - c
+    return r, c
+
+
+def _symmetry_tables() -> np.ndarray[Any, Any]:
+    """``tab[s, row, bits]``: the image under symmetry ``s`` of the pegs ``bits`` of ``row``."""
+    tab = np.zeros((8, 7, 128), dtype=np.uint64)
+    for s in range(8):
+        for r in range(7):
+            for bits in range(128):
+                img = 0
+                for c in range(7):
+                    if bits >> c & 1:
+                        r2, c2 = _transform(s, r, c)
+                        img |= 1 << (r2 * WIDTH + c2)
+                tab[s, r, bits] = img
+    return tab
+
+
+SYM_TABLES = _symmetry_tables()
+
+
+def goal_of(board: int) -> int:
+    """The jumper's goal for a board (rules.md section 1); defined for every board."""
+    n = board.bit_count()
+    if n == 1:
+        return 100 if board == 1 << CENTER else 99
+    if 2 <= n <= 10:
+        return 100 - 10 * (n - 1)
+    return 0
+
+
+# ---- compiled kernels ----------------------------------------------------------------
+
+
+@kernel
+def goal_kernel(board: np.uint64) -> int:
+    n = 0
+    x = board
+    while x:
+        x &= x - np.uint64(1)
+        n += 1
+    if n == 1:
+        return 100 if board == np.uint64(1) << np.uint64(CENTER) else 99
+    if 2 <= n <= 10:
+        return 100 - 10 * (n - 1)
+    return 0
+
+
+@kernel
+def canon_key(board: np.uint64, tab: np.ndarray[Any, Any]) -> np.uint64:
+    best = np.uint64(0xFFFFFFFFFFFFFFFF)
+    for s in range(8):
+        img = np.uint64(0)
+        for r in range(7):
+            img |= tab[s, r, (board >> np.uint64(7 * r)) & np.uint64(127)]
+        if img < best:
+            best = img
+    return best
+
+
+@kernel
+def gen_jumps(board: np.uint64, jumps: np.ndarray[Any, Any], out: np.ndarray[Any, Any]) -> int:
+    n = 0
+    one = np.uint64(1)
+    for j in range(jumps.shape[0]):
+        s = one << np.uint64(jumps[j, 0])
+        m = one << np.uint64(jumps[j, 1])
+        d = one << np.uint64(jumps[j, 2])
+        if (board & s) and (board & m) and not (board & d):
+            out[n] = j
+            n += 1
+    return n
+
+
+@kernel
+def _tt_find(keys: np.ndarray[Any, Any], key: np.uint64) -> int:
+    """Slot of ``key`` in the open-addressing table, or of the empty slot where it would go."""
+    mask = keys.shape[0] - 1
+    h: int = int((key * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)) & mask
+    while keys[h] != 0 and keys[h] != key:
+        h = (h + 1) & mask
+    return h
+
+
+@kernel
+def _search(
+    root: np.uint64,
+    jumps: np.ndarray[Any, Any],
+    tab: np.ndarray[Any, Any],
+    keys: np.ndarray[Any, Any],
+    vals: np.ndarray[Any, Any],
+    stats: np.ndarray[Any, Any],
+) -> int:
+    """Exact value of ``root``; fills the table. ``stats`` = [nodes expanded, table entries].
+
+    An explicit stack (depth <= 32 jumps) instead of recursion keeps the kernel simple to
+    compile. The table is never allowed past 3/4 full: beyond that, values are not stored.
+    """
+    limit = (keys.shape[0] * 3) // 4
+    boards = np.zeros(34, dtype=np.uint64)
+    bkeys = np.zeros(34, dtype=np.uint64)
+    moves = np.zeros((34, 80), dtype=np.int64)
+    count = np.zeros(34, dtype=np.int64)
+    nxt = np.zeros(34, dtype=np.int64)
+    best = np.zeros(34, dtype=np.int64)
+    one = np.uint64(1)
+    n0 = gen_jumps(root, jumps, moves[0])
+    if n0 == 0:
+        return goal_kernel(root)
+    boards[0] = root
+    count[0] = n0
+    nxt[0] = 0
+    best[0] = -1
+    stats[0] += 1
+    depth = 0
+    while True:
+        if nxt[depth] < count[depth] and best[depth] < 100:
+            j = moves[depth, nxt[depth]]
+            nxt[depth] += 1
+            child = boards[depth] ^ (
+                (one << np.uint64(jumps[j, 0]))
+                | (one << np.uint64(jumps[j, 1]))
+                | (one << np.uint64(jumps[j, 2]))
+            )
+            key = canon_key(child, tab)
+            slot = _tt_find(keys, key)
+            if keys[slot] == key:
+                v = int(vals[slot])
+            else:
+                n = gen_jumps(child, jumps, moves[depth + 1])
+                if n == 0:
+                    v = goal_kernel(child)
+                    if stats[1] < limit:
+                        keys[slot] = key
+                        vals[slot] = v
+                        stats[1] += 1
+                else:
+                    depth += 1
+                    boards[depth] = child
+                    bkeys[depth] = key
+                    count[depth] = n
+                    nxt[depth] = 0
+                    best[depth] = -1
+                    stats[0] += 1
+                    continue
+            if v > best[depth]:
+                best[depth] = v
+        else:
+            v = best[depth]
+            if depth == 0:
+                return int(v)
+            key = bkeys[depth]
+            slot = _tt_find(keys, key)
+            if keys[slot] != key and stats[1] < limit:
+                keys[slot] = key
+                vals[slot] = v
+                stats[1] += 1
+            depth -= 1
+            if v > best[depth]:
+                best[depth] = v
+
+
+# ---- the solver -------------------------------------------------------------------
+
+
+class PegPositionError(ValueError):
+    """A state that is not a peg solitaire position (its facts do not describe the cross)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PegAnswer:
+    """The solver's answer for one position.
+
+    ``value`` is the best goal reachable; ``moves`` maps every legal move (the game
+    API's terms) to the best goal reachable after it; ``best_moves`` are those that keep
+    ``value``, in the game's legal-move order. ``nodes`` counts positions expanded.
+    """
+
+    value: int
+    moves: dict[Term, int]
+    best_moves: tuple[Term, ...]
+    nodes: int
+
+
+def board_of_facts(facts: frozenset[Term]) -> int:
+    """The bitboard of a position given as GDL facts ``(hole R C peg)`` / ``(hole R C empty)``."""
+    board = 0
+    seen = 0
+    for f in facts:
+        if not (isinstance(f, Func) and f.name == "hole" and len(f.args) == 3):
+            continue
+        r, c, what = (str(a) for a in f.args)
+        if r not in ROWS or c not in COLUMNS:
+            raise PegPositionError(f"(hole {r} {c} {what}) names no hole of the cross")
+        index = ROWS.index(r) * WIDTH + COLUMNS.index(c)
+        if index not in HOLES:
+            raise PegPositionError(f"(hole {r} {c} {what}) names no hole of the cross")
+        seen |= 1 << index
+        if what == "peg":
+            board |= 1 << index
+    if seen != sum(1 << i for i in HOLES):
+        raise PegPositionError("the facts do not give the contents of all 33 holes")
+    return board
+
+
+def jump_term(j: int) -> Func:
+    """The GDL term ``(jump R1 C1 R2 C2)`` of jump number ``j`` of :data:`JUMPS`."""
+    s, _, d = (int(x) for x in JUMPS[j])
+    return Func(
+        "jump",
+        (
+            Const(ROWS[s // WIDTH]),
+            Const(COLUMNS[s % WIDTH]),
+            Const(ROWS[d // WIDTH]),
+            Const(COLUMNS[d % WIDTH]),
+        ),
+    )
+
+
+class PegSolver:
+    """Exact values of peg solitaire positions. Keeps its table of solved positions.
+
+    ``table_bits`` sizes the search's memo (2**bits entries, 9 bytes each; 2**23 is
+    72 MB; at most 24). Values in it are exact, so it is kept between queries;
+    :meth:`clear` empties it. ``lookup`` is an optional source of exact values tried
+    first (the built table of :mod:`peg_table`: ``PegTable.lookup``); it answers None for
+    positions it does not hold, which the search then solves.
+    """
+
+    def __init__(
+        self, table_bits: int = 23, lookup: Callable[[int], int | None] | None = None
+    ) -> None:
+        if not 10 <= table_bits <= 24:
+            raise ValueError(f"table_bits must be in 10..24, not {table_bits}")
+        self._keys = np.zeros(1 << table_bits, dtype=np.uint64)
+        self._vals = np.zeros(1 << table_bits, dtype=np.int8)
+        self._stats = np.zeros(2, dtype=np.int64)
+        self._lookup = lookup
+
+    def clear(self) -> None:
+        """Forget every solved position (to time a query from scratch)."""
+        self._keys[:] = 0
+        self._stats[:] = 0
+
+    @property
+    def stored(self) -> int:
+        """Number of positions in the table."""
+        return int(self._stats[1])
+
+    def value(self, board: int) -> tuple[int, int]:
+        """(best reachable goal, positions expanded by the search) of a bitboard."""
+        if self._lookup is not None:
+            known = self._lookup(board)
+            if known is not None:
+                return known, 0
+        before = int(self._stats[0])
+        if self._stats[1] >= (self._keys.shape[0] * 3) // 4:
+            self.clear()
+        v = _search(np.uint64(board), JUMPS, SYM_TABLES, self._keys, self._vals, self._stats)
+        return int(v), int(self._stats[0]) - before
+
+    def solve(self, game: Game[Any], state: Any) -> PegAnswer:
+        """The best goal from ``state`` of the peg ``game`` and the value of every legal move.
+
+        Moves are the game's own terms; each is matched to a jump by the position it
+        leads to, so the solver never assumes how the engine names or orders moves.
+        """
+        board = board_of_facts(game.facts(state))
+        role = game.roles[0]
+        legal = game.legal_moves(state, role)
+        if not legal:
+            return PegAnswer(goal_of(board), {}, (), 0)
+        values: dict[Term, int] = {}
+        nodes = 0
+        for move in legal:
+            child = board_of_facts(game.facts(game.next_state(state, {role: move})))
+            v, n = self.value(child)
+            values[move] = v
+            nodes += n
+        best = max(values.values())
+        return PegAnswer(best, values, tuple(m for m in legal if values[m] == best), nodes)
+
+    def solution(self, game: Game[Any], state: Any) -> list[Term]:
+        """A line of best moves from ``state`` to the end (the first best move each time)."""
+        line: list[Term] = []
+        role = game.roles[0]
+        while not game.is_terminal(state):
+            answer = self.solve(game, state)
+            move = answer.best_moves[0]
+            line.append(move)
+            state = game.next_state(state, {role: move})
+        return line
