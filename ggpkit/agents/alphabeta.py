@@ -177,7 +177,7 @@ class AlphaBetaAgent(Agent):
 
     def _tick(self) -> None:
         self._nodes += 1
-        if self._nodes & 127 == 0 and time.perf_counter() >= self._deadline:
+        if self._nodes & 15 == 0 and time.perf_counter() >= self._deadline:
             raise _OutOfTime
 
     def _negamax(
