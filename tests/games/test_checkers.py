@@ -27,7 +27,7 @@ from ggpkit.games.checkers import (
     square_bit,
 )
 from ggpkit.games.perft import perft
-from ggpkit.games.registry import rules_path
+from ggpkit.games.registry import load, rules_path
 from ggpkit.gdl.terms import Const, func
 
 PLAIN = PawnCheckers()
@@ -640,3 +640,19 @@ def test_gdl_and_native_agree_on_edge_positions(native: PawnCheckers, path: Path
 def _joints(game: PawnCheckers, state: CheckersState) -> list[list[Any]]:
     black, red = game.all_legal_moves(state)
     return [[b, r] for b in black for r in red]
+
+
+@pytest.mark.parametrize("native", [PLAIN, BARREL], ids=["plain", "barrel"])
+def test_the_registered_gdl_engine_agrees_with_native(native: PawnCheckers) -> None:
+    """``load(name, engine="gdl")`` (whichever reasoner it picks) plays the same game."""
+    pytest.importorskip("ggpkit.games.gdl_game")
+    gdl = load(native.name, engine="gdl")
+    for seed in range(DIFF_PLAYOUTS):
+        rng = random.Random(1000 + seed)
+        ns, gs = native.initial_state(), gdl.initial_state()
+        while True:
+            assert_same_state(native, ns, gdl, gs)
+            if native.is_terminal(ns):
+                break
+            joint = [rng.choice(ms) for ms in native.all_legal_moves(ns)]
+            ns, gs = native.next_state(ns, joint), gdl.next_state(gs, joint)
