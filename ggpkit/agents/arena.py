@@ -291,8 +291,11 @@ def run_arena(
         )
     if matches < 1:
         raise ArenaError("--matches must be at least 1")
-    for spec in specs:
-        make_agent(parse_spec(spec))  # fail early on bad or unavailable specs
+    parsed = [parse_spec(spec) for spec in specs]
+    for spec in parsed:
+        make_agent(spec)  # fail early on bad or unavailable specs
+    if any(spec.name == "human" for spec in parsed):
+        jobs = 1  # a person answers at this terminal, not in a worker process
     if seed is None:
         seed = random.SystemRandom().getrandbits(31)
     jobs = jobs if jobs is not None else (os.cpu_count() or 1)

@@ -80,3 +80,10 @@ def test_missing_agent_module_is_a_spec_error(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setitem(specs.AGENTS, "solver", broken)
     with pytest.raises(SpecError, match="the solver agent is not available"):
         make_agent("solver")
+
+
+@pytest.mark.parametrize("name", list(specs.AGENTS))
+def test_every_agent_name_builds_an_agent(name: str) -> None:
+    agent = make_agent(name, seed=1)
+    assert agent.name == name
+    assert name in specs.describe_agents()
