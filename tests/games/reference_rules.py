@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 S = TypeVar("S")
 
@@ -103,7 +103,7 @@ class RefPeg:
     """Peg solitaire, one role ``jumper``."""
 
     name = "peg"
-    roles = ("jumper",)
+    roles: tuple[str, ...] = ("jumper",)
 
     def __init__(self) -> None:
         self.holes = frozenset(peg_holes())
@@ -192,7 +192,7 @@ def checkers_state(
 class RefCheckers:
     """Pawn checkers; ``barrel=True`` wraps rows 8 <-> 1 (x never wraps)."""
 
-    roles = ("black", "red")
+    roles: tuple[str, ...] = ("black", "red")
 
     def __init__(self, barrel: bool = False) -> None:
         self.barrel = barrel
@@ -313,7 +313,7 @@ def breakthrough_state(
 class RefBreakthrough:
     """Breakthrough 6x6 with holes; ``capture=True``: diagonal moves may capture."""
 
-    roles = ("white", "black")
+    roles: tuple[str, ...] = ("white", "black")
 
     def __init__(self, capture: bool = False) -> None:
         self.capture = capture
@@ -358,27 +358,31 @@ class RefBreakthrough:
         other = "black" if mover == "white" else "white"
         return BreakthroughState(frozenset(board.items()), other)
 
-    def _winner(self, state: BreakthroughState) -> str | None:
-        """White on row 6 / black on row 1 / the controller has no legal move."""
-        if any(owner == "white" and y == 6 for (_, y), owner in state.pieces):
-            return "white"
-        if any(owner == "black" and y == 1 for (_, y), owner in state.pieces):
-            return "black"
-        if not self._moves(state, state.control):
-            return "black" if state.control == "white" else "white"
-        return None
+    def _wins(self, state: BreakthroughState) -> dict[str, bool]:
+        """Each role's win condition, tested on its own as rules.md states it.
+
+        White: a white piece on y = 6, or black has control and no legal move;
+        black symmetrically. Both hold only in hand-built positions that play
+        cannot reach; then both are winners (each condition is true).
+        """
+        return {
+            "white": any(owner == "white" and y == 6 for (_, y), owner in state.pieces)
+            or (state.control == "black" and not self._moves(state, "black")),
+            "black": any(owner == "black" and y == 1 for (_, y), owner in state.pieces)
+            or (state.control == "white" and not self._moves(state, "white")),
+        }
 
     def terminal(self, state: BreakthroughState) -> bool:
         """Over as soon as someone has won."""
-        return self._winner(state) is not None
+        return any(self._wins(state).values())
 
     def goals(self, state: BreakthroughState) -> dict[str, int]:
         """Winner 100, loser 0; both 0 in a non-terminal state."""
-        winner = self._winner(state)
-        return {r: 100 if r == winner else 0 for r in self.roles}
+        wins = self._wins(state)
+        return {r: 100 if wins[r] else 0 for r in self.roles}
 
 
-def reference(name: str) -> RefPeg | RefCheckers | RefBreakthrough:
+def reference(name: str) -> RefGame[Any]:
     """The reference implementation of a registered native game, by name."""
     if name == "peg":
         return RefPeg()
