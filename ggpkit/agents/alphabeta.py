@@ -68,8 +68,9 @@ class AlphaBetaAgent(Agent):
         """Value of the last :meth:`select`'s move for the agent, in goal points."""
 
     def start(self, game: Game[Any], role: str) -> None:
-        """Fresh tables for a new match."""
+        """Fresh tables for a new match; one evaluation warms up any compiled kernel it uses."""
         self._setup(game)
+        self._eval.value(game, game.initial_state(), 0)
 
     def stop(self) -> None:
         """Drop the tables."""

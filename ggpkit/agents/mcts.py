@@ -41,6 +41,7 @@ Why these choices:
 
 from __future__ import annotations
 
+import gc
 import math
 import random
 import time
@@ -162,8 +163,16 @@ class MCTSAgent(Agent):
     # ---- match lifecycle ---------------------------------------------------------------
 
     def start(self, game: Game[Any], role: str) -> None:
-        """Forget everything from an earlier match."""
+        """Forget everything from an earlier match; warm up the game's compiled playouts.
+
+        The first call of a compiled kernel loads (or compiles) it, which can take
+        most of a second: better here, before the clock runs, than in the first move.
+        """
         self._reset(game)
+        if self._use_batch:
+            game.playout_stats(game.initial_state(), 1, 0)
+        elif self._use_kernel:
+            game.random_playout(game.initial_state(), random.Random(0))
 
     def stop(self) -> None:
         """Drop the tree."""
@@ -193,7 +202,21 @@ class MCTSAgent(Agent):
     # ---- the search ----------------------------------------------------------------
 
     def select(self, game: Game[Any], state: Hashable, role: str, limit: Limit) -> Term:
-        """The best move found for ``role`` within the stricter of the two limits."""
+        """The best move found for ``role`` within the stricter of the two limits.
+
+        Python's cyclic garbage collector is paused during the search: the tree has
+        no reference cycles (children only), and a full collection over a big tree
+        takes a good part of a second, which would break the time limit.
+        """
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._select(game, state, role, limit)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _select(self, game: Game[Any], state: Hashable, role: str, limit: Limit) -> Term:
         started = time.perf_counter()
         limit = self.limit.stricter(limit)
         if limit.time is None and limit.playouts is None:
