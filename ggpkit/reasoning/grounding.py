@@ -31,7 +31,7 @@ from typing import Any
 import clingo
 
 from ggpkit.gdl.kif import Rule
-from ggpkit.gdl.terms import Const, Func, Term, Var
+from ggpkit.gdl.terms import Const, Func, Term, Var, variables
 
 # Relation names that keep their own name in the clingo program.
 _RELATIONS = frozenset(
@@ -43,7 +43,7 @@ _SHOWN = (
 )  # fmt: skip
 
 DEFAULT_TIMEOUT = 60.0
-DEFAULT_MAX_ATOMS = 2_000_000
+DEFAULT_MAX_ATOMS = 1_000_000
 
 
 class GroundingError(Exception):
@@ -158,13 +158,73 @@ def _asp_rule(head: Term, body: Sequence[_Lit], names: _Names, relaxed: bool) ->
     return h + (" :- " + ", ".join(out) if out else "") + "."
 
 
+def _lit_vars(lit: _Lit) -> set[str]:
+    if lit[0] in ("pos", "neg"):
+        return variables(lit[1])
+    return variables(lit[1]) | variables(lit[2])
+
+
+def _split(head: Term, body: list[_Lit], counter: list[int]) -> list[tuple[Term, list[_Lit]]]:
+    """Split a body into independent parts, each its own auxiliary relation.
+
+    ``next(c X) :- true(c X), does(a, m(P)), near(X, P), does(b, m(Q)), near(X, Q)``
+    grounds to one rule per (X, P, Q): a cross product of the two roles' moves. The
+    literals joined by non-head variables form components (here one per role);
+    each component ``C`` with head variables ``V`` becomes ``aux(V) :- C``, so the
+    ground program grows with the sum of the components, not their product. A
+    component is only split off when its positive literals bind all of ``V``.
+    """
+    hv = variables(head)
+    local = [_lit_vars(lit) - hv for lit in body]
+    parent = list(range(len(body)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    owner: dict[str, int] = {}
+    for i, vs in enumerate(local):
+        for v in vs:
+            if v in owner:
+                parent[find(i)] = find(owner[v])
+            else:
+                owner[v] = i
+    comps: dict[int, list[int]] = {}
+    for i, vs in enumerate(local):
+        if vs:
+            comps.setdefault(find(i), []).append(i)
+    if len(comps) < 2:
+        return [(head, body)]
+    grouped = {i for idx in comps.values() for i in idx}
+    main = [lit for i, lit in enumerate(body) if i not in grouped]
+    out: list[tuple[Term, list[_Lit]]] = []
+    for idx in comps.values():
+        part = [body[i] for i in idx]
+        iface = sorted(set().union(*(_lit_vars(lit) for lit in part)) & hv)
+        bound = set().union(*(variables(lit[1]) for lit in part if lit[0] == "pos"))
+        if not set(iface) <= bound:
+            main.extend(part)
+            continue
+        counter[0] += 1
+        name = f"aux {counter[0]}"  # a space never occurs in a GDL symbol
+        aux: Term = Func(name, tuple(Var(v) for v in iface)) if iface else Const(name)
+        out.append((aux, part))
+        main.append(("pos", aux))
+    out.append((head, main))
+    return out
+
+
 def _program(rules: Iterable[Rule], names: _Names, relaxed: bool) -> str:
     lines = []
+    counter = [0]
     for rule in rules:
         if isinstance(rule.head, Func | Const) and rule.head.name in _IGNORED_HEADS:
             continue
         for body in _expand(rule):
-            lines.append(_asp_rule(rule.head, body, names, relaxed))
+            for head, part in _split(rule.head, body, counter):
+                lines.append(_asp_rule(head, part, names, relaxed))
     return "\n".join(lines)
 
 

@@ -114,3 +114,41 @@ def test_any_symbol_survives_the_round_trip(names: list[str]) -> None:
     text += " (<= (next (f ?x)) (true (f ?x))) (<= (legal p go) (true (f ?x)))"
     gp = ground(parse_rules(text), timeout=None)
     assert set(gp.true_domain) == {func("f", Const(n)) for n in names}
+
+
+SIMULTANEOUS = """
+(role a) (role b)
+(pos 1) (pos 2) (pos 3) (pos 4) (pos 5) (pos 6)
+(<= (other ?x ?p) (pos ?x) (pos ?p) (distinct ?x ?p))
+(<= (init (cell ?x e)) (pos ?x))
+(<= (legal ?r (mark ?p)) (role ?r) (true (cell ?p e)))
+(<= (next (cell ?x e))
+    (true (cell ?x e)) (does a (mark ?p)) (other ?x ?p) (does b (mark ?q)) (other ?x ?q))
+(<= (next (cell ?p a)) (does a (mark ?p)))
+(<= (next (cell ?q b)) (does b (mark ?q)) (not (does a (mark ?q))))
+(<= (next (cell ?x ?v)) (true (cell ?x ?v)) (distinct ?v e))
+(<= open (true (cell ?x e)))
+(<= terminal (not open))
+(<= (goal ?r 50) (role ?r))
+"""
+
+
+def test_independent_move_literals_are_split_not_multiplied() -> None:
+    gp = ground(parse_rules(SIMULTANEOUS), timeout=None)
+    # Without splitting, next(cell X e) has one ground rule per (X, P, Q): 6 * 5 * 5 = 150;
+    # split, one per X (over two auxiliary atoms with 5 rules each).
+    frame = {a for a, t in gp.atoms.items() if str(t).startswith("(next (cell") and "e)" in str(t)}
+    assert len(frame) == 6
+    assert sum(1 for head, _ in gp.rules if head in frame) == 6
+    from ggpkit.gdl.kif import parse_term
+    from ggpkit.reasoning.fast import PropnetReasoner
+
+    r = PropnetReasoner.from_rules(parse_rules(SIMULTANEOUS))
+    s = r.next(r.initial(), [parse_term("(mark 1)"), parse_term("(mark 2)")])
+    cells = sorted(str(f) for f in r.facts(s))
+    assert cells == [
+        "(cell 1 a)", "(cell 2 b)", "(cell 3 e)", "(cell 4 e)", "(cell 5 e)", "(cell 6 e)",
+    ]  # fmt: skip
+    s = r.next(s, [parse_term("(mark 3)"), parse_term("(mark 3)")])
+    assert "(cell 3 a)" in {str(f) for f in r.facts(s)}
+    assert "(cell 3 e)" not in {str(f) for f in r.facts(s)}
