@@ -10,8 +10,10 @@ on perft counts and the facts rules.md states.
 
 from __future__ import annotations
 
+import os
 import random
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -429,3 +431,64 @@ def test_random_sparse_positions(name: str) -> None:
         check_position(name, state, rstate, perft_depth=2)
         kernel_checked += check_kernel_playouts(name, state, rstate, rng)
     assert kernel_checked >= 10
+
+
+# ---- whole peg games: the perfect game (rules.md: 31 jumps, scores 100) and a near miss ------
+
+PEG_SOLUTION = (
+    "(jump b c4 d c4)", "(jump c c2 c c4)", "(jump a c3 c c3)", "(jump a c5 a c3)",
+    "(jump c c4 c c2)", "(jump c c1 c c3)", "(jump c c5 a c5)", "(jump c c7 c c5)",
+    "(jump d c3 b c3)", "(jump a c3 c c3)", "(jump d c1 d c3)", "(jump d c3 b c3)",
+    "(jump d c5 b c5)", "(jump a c5 c c5)", "(jump d c7 d c5)", "(jump d c5 b c5)",
+    "(jump f c3 d c3)", "(jump e c1 e c3)", "(jump e c3 c c3)", "(jump b c3 d c3)",
+    "(jump d c3 d c5)", "(jump e c5 c c5)", "(jump b c5 d c5)", "(jump e c7 e c5)",
+    "(jump e c4 e c6)", "(jump g c5 e c5)", "(jump d c5 f c5)", "(jump g c3 g c5)",
+    "(jump g c5 e c5)", "(jump e c6 e c4)",
+)  # fmt: skip
+"""30 jumps found by a search over the reference; the 31st decides where the last peg ends."""
+
+
+@pytest.mark.parametrize("engine", ["native", "gdl"])
+@pytest.mark.parametrize(("last", "goal"), [("(jump f c4 d c4)", 100), ("(jump e c4 g c4)", 99)])
+def test_peg_whole_game(engine: str, last: str, goal: int) -> None:
+    """One peg left on d c4 scores 100; the same game ending on g c4 scores 99."""
+    game = ggpkit.load("peg", engine=engine)
+    ref = reference("peg")
+    state, rstate = game.initial_state(), ref.initial()
+    for move in (*PEG_SOLUTION, last):
+        compare(game, ref, state, rstate, f"in peg before {move}")
+        state, rstate = game.next_state(state, [move]), ref.next(rstate, {"jumper": move})
+    compare(game, ref, state, rstate, "in peg at the end")
+    assert ref.terminal(rstate)
+    assert game.is_terminal(state)
+    assert game.goals(state) == ref.goals(rstate) == {"jumper": goal}
+
+
+# ---- the public GDL games that rules.md names as the same games ------------------------------
+
+
+def public_games_dir() -> Path | None:
+    """../shared/ggp-games (or $GGPKIT_GAMES_DIR), when present."""
+    env = os.environ.get("GGPKIT_GAMES_DIR")
+    path = Path(env) if env else Path(__file__).resolve().parents[2] / ".." / "shared" / "ggp-games"
+    return path if path.is_dir() else None
+
+
+@pytest.mark.parametrize(
+    ("name", "file"),
+    [
+        ("peg", "peg.kif"),
+        ("pawn-checkers-barrel", "checkersBarrelNoKings.kif"),
+        ("breakthrough-holes-capture", "breakthroughSmallHoles.kif"),
+    ],
+)
+def test_reference_agrees_with_public_gdl(name: str, file: str) -> None:
+    """The reference itself against the public rules rules.md names (a third, independent text)."""
+    folder = public_games_dir()
+    if folder is None:
+        pytest.skip("../shared/ggp-games is not present")
+    game = ggpkit.load(str(folder / file))
+    ref = reference(name)
+    rng = random.Random(f"public-{name}")
+    lengths = [play_side_by_side(game, ref, rng) for _ in range(40)]
+    assert min(lengths) >= 1
