@@ -21,11 +21,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ggpkit
+from ggpkit.games import peg_kernels
 from ggpkit.games.api import Game
 from ggpkit.games.breakthrough import position as bt_position
 from ggpkit.games.checkers import PawnCheckers
 from ggpkit.games.gdl_game import GdlGame
 from ggpkit.games.peg import PegGame
+from ggpkit.games.peg import PegState as PegGameState
 from ggpkit.games.perft import perft as native_perft
 
 from .reference_rules import (
@@ -112,6 +114,8 @@ def test_perft_agrees(name: str) -> None:
     for depth in range(1, PERFT_DEPTH[name] + 1):
         expected = perft(ref, ref.initial(), depth)
         assert native_perft(game, game.initial_state(), depth) == expected, (name, depth)
+        if name == "peg":  # the peg kernel's perft is not behind the API: call it directly
+            assert peg_kernels.perft(peg_kernels.START, depth) == expected, depth
 
 
 @pytest.mark.parametrize(
@@ -492,3 +496,24 @@ def test_reference_agrees_with_public_gdl(name: str, file: str) -> None:
     rng = random.Random(f"public-{name}")
     lengths = [play_side_by_side(game, ref, rng) for _ in range(40)]
     assert min(lengths) >= 1
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_perft_from_played_positions(name: str) -> None:
+    """Perft to depth 3 from middle-game positions (crowded boards, wraps in use), both paths."""
+    game = ggpkit.load(name)
+    ref = reference(name)
+    rng = random.Random(f"perft-{name}")
+    for _ in range(8):
+        state, rstate = game.initial_state(), ref.initial()
+        for _ in range(rng.randint(5, 40)):
+            if ref.terminal(rstate):
+                break
+            joint = {r: rng.choice(ref.legal(rstate, r)) for r in ref.roles}
+            state, rstate = game.next_state(state, joint), ref.next(rstate, joint)
+        for depth in range(4):
+            expected = perft(ref, rstate, depth)
+            assert native_perft(game, state, depth) == expected, (rstate, depth)
+            if name == "peg":
+                assert isinstance(state, PegGameState)
+                assert peg_kernels.perft(state.board, depth) == expected, (rstate, depth)
