@@ -321,3 +321,29 @@ def test_random_play_agrees_with_the_prover(name: str) -> None:
             steps += 1
             if steps >= 150:
                 break
+
+
+@pytest.mark.parametrize("count", [1, 64])
+def test_endless_playouts_are_reported(count: int) -> None:
+    r = PropnetReasoner.from_rules(
+        parse_rules(
+            "(role p) (init (on a)) (<= (legal p flip) (true (on ?x)))"
+            "(<= (next (on b)) (true (on a))) (<= (next (on a)) (true (on b)))"
+            "(<= terminal (true (on c))) (<= (goal p 0) (true (on ?x)))"
+        )
+    )
+    with pytest.raises(ReasonerError, match="did not end within 50 moves"):
+        r.playout_stats(r.initial(), count, seed=1, max_steps=50)
+
+
+@pytest.mark.parametrize("count", [1, 64])
+def test_a_role_without_moves_is_reported(count: int) -> None:
+    r = PropnetReasoner.from_rules(
+        parse_rules(
+            "(role p) (init (on a)) (<= (legal p go) (true (on a)))"
+            "(<= (next (on b)) (true (on a))) (<= terminal (true (on c)))"
+            "(<= (goal p 0) (true (on ?x)))"
+        )
+    )
+    with pytest.raises(ReasonerError, match="no legal move"):
+        r.playout_stats(r.initial(), count, seed=1)
