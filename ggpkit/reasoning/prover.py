@@ -98,7 +98,23 @@ def _match(pat: Any, val: Any, env: list[Any], trail: list[int]) -> bool:
         return bool(pat == val)
     if type(val) is not tuple or len(val) != len(pat) or val[0] != pat[0]:
         return False
-    return all(_match(p, v, env, trail) for p, v in zip(pat[1:], val[1:], strict=True))
+    # An explicit loop: several times faster here than all() over a generator.
+    for i in range(1, len(pat)):
+        p = pat[i]
+        v = val[i]
+        if type(p) is str:
+            if p != v:
+                return False
+        elif type(p) is int:
+            cur = env[p]
+            if cur is None:
+                env[p] = v
+                trail.append(p)
+            elif cur != v:
+                return False
+        elif not _match(p, v, env, trail):
+            return False
+    return True
 
 
 def _subst(pat: Any, env: list[Any]) -> Any:
@@ -107,7 +123,7 @@ def _subst(pat: Any, env: list[Any]) -> Any:
         return env[pat]
     if type(pat) is str:
         return pat
-    return (pat[0], *(_subst(p, env) for p in pat[1:]))
+    return tuple([pat[0]] + [_subst(p, env) for p in pat[1:]])
 
 
 def _subst_all(pats: Any, env: list[Any]) -> tuple[Any, ...]:
@@ -231,15 +247,16 @@ def _compile_rule(head: Term, body: Sequence[Term], text: str) -> _CRule:
     return _CRule(_relation(head), head_pat, tuple(pos_lits), tuple(checks), len(slots), text)
 
 
-def _plan(cr: _CRule, sizes: Sequence[int]) -> tuple[_Step, ...]:
+def _plan(cr: _CRule, sizes: Sequence[float], prebound: set[int]) -> tuple[_Step, ...]:
     """A join order for the current relation sizes: greedily the cheapest literal next.
 
-    The cost of a literal is the size of its relation divided by 16 for every argument
-    already ground (an index lookup), 0 when it is fully bound (a membership test).
-    Checks (negation, distinct) run as soon as their variables are bound.
+    The cost of a literal is the (estimated) size of its relation divided by 16 for
+    every argument already ground (an index lookup or a narrower demand), -1 when it
+    is fully bound (a membership test). Checks (negation, distinct) run as soon as
+    their variables are bound. ``prebound`` are the slots bound by the head (a query).
     """
     steps: list[_Step] = []
-    bound: set[int] = set()
+    bound: set[int] = set(prebound)
     checks = list(cr.checks)
 
     def flush_checks() -> None:
@@ -341,70 +358,124 @@ class _Program:
                 lvl = max(lvl, self.level[d])
             self.level.append(lvl)
 
+        # Relations answered on demand (top-down with memoisation): those defined by rules
+        # outside any recursion. Recursive components are materialised bottom-up.
+        self.demand: set[str] = set()
+        self.rules_by_rel: dict[str, list[_CRule]] = {}
+        for cr in crules:
+            self.rules_by_rel.setdefault(cr.head_rel, []).append(cr)
+        for rel in self.rules_by_rel:
+            if not self.recursive[self.comp_of[rel]]:
+                self.demand.add(rel)
+
     def level_of(self, rel: str) -> int:
         comp = self.comp_of.get(rel)
         return _STATIC if comp is None else self.level[comp]
 
 
+_DEMAND_SIZE = 1000.0  # planning estimate for a relation that is computed on demand
+_Key = tuple[str, tuple[int, ...], tuple[Any, ...]]
+
+
 class _Db:
     """Facts of one evaluation context (static, one state, or one state plus a joint move).
 
-    A context computes only the components of its own level; lower levels come from
+    A context computes only relations of its own level; lower levels come from
     ``parent`` (and are cached there, so every joint move of a state shares them).
+    Recursive components are materialised bottom-up (``get``); other derived
+    relations are answered per binding of their arguments (``query``) and memoised,
+    so a 7-argument helper relation is only computed for the arguments a rule asks.
     """
 
-    __slots__ = ("level", "parent", "prog", "rels")
+    __slots__ = ("level", "memo", "parent", "prog", "rels")
 
     def __init__(self, prog: _Program, parent: _Db | None, level: int) -> None:
         self.prog = prog
         self.parent = parent
         self.level = level
         self.rels: dict[str, _Rel] = {}
+        self.memo: dict[_Key, set[Any]] = {}
+
+    def _owner(self, rel: str) -> _Db:
+        """The context that holds ``rel`` (this one or an ancestor), by its level."""
+        comp = self.prog.comp_of.get(rel)
+        lvl = _STATIC if comp is None else self.prog.level[comp]
+        db = self
+        while lvl < db.level:
+            assert db.parent is not None
+            db = db.parent
+        if lvl > db.level:
+            raise ReasonerError(
+                f"'{rel}' depends on {'does' if lvl == _MOVE else 'true'} and cannot be "
+                f"evaluated in a {_LEVEL_NAMES[db.level]} context"
+            )
+        return db
 
     def get(self, rel: str) -> _Rel:
+        """Every fact of ``rel`` (materialised and kept)."""
         found = self.rels.get(rel)
         if found is not None:
             return found
-        comp = self.prog.comp_of.get(rel)
-        if comp is None:
+        db = self._owner(rel)
+        if db is not self:
+            return db.get(rel)
+        prog = self.prog
+        if rel in prog.demand:
+            full = _Rel()
+            for v in self.query(rel, (), ()):
+                full.add(v)
+            self.rels[rel] = full
+            return full
+        comp = prog.comp_of.get(rel)
+        if comp is None or rel not in prog.rules_by_rel:
             empty = _Rel()
             self.rels[rel] = empty
             return empty
-        lvl = self.prog.level[comp]
-        if lvl < self.level:
-            assert self.parent is not None
-            return self.parent.get(rel)
-        if lvl > self.level:
-            raise ReasonerError(
-                f"'{rel}' depends on {'does' if lvl == _MOVE else 'true'} and cannot be "
-                f"evaluated in a {_LEVEL_NAMES[self.level]} context"
-            )
         self._compute(comp)
         return self.rels[rel]
 
+    def query(self, rel: str, positions: tuple[int, ...], key: tuple[Any, ...]) -> Iterable[Any]:
+        """The facts of ``rel`` whose arguments at ``positions`` are ``key``."""
+        if rel not in self.prog.demand:
+            facts = self.get(rel)
+            return facts.lookup(positions, "v", key) if positions else facts.facts
+        db = self._owner(rel)
+        if db is not self:
+            return db.query(rel, positions, key)
+        mk = (rel, positions, key)
+        found = self.memo.get(mk)
+        if found is not None:
+            return found
+        full = self.rels.get(rel)
+        if full is not None:
+            return full.lookup(positions, "v", key) if positions else full.facts
+        out: list[Any] = []
+        for cr in self.prog.rules_by_rel[rel]:
+            self._eval(cr, None, None, out, positions, key)
+        result = set(out)
+        self.memo[mk] = result
+        return result
+
+    def holds(self, rel: str, value: Any) -> bool:
+        """True when the ground atom ``value`` of ``rel`` holds."""
+        if rel not in self.prog.demand:
+            return value in self.get(rel).facts
+        if type(value) is not tuple:
+            return bool(self.query(rel, (), ()))
+        return bool(self.query(rel, tuple(range(1, len(value))), value[1:]))
+
     def _compute(self, comp: int) -> None:
+        """Semi-naive bottom-up evaluation of one recursive component."""
         prog = self.prog
-        for d in prog.deps[comp]:
-            for r in prog.comps[d]:
-                self.get(r)
         members = prog.comps[comp]
         for r in members:
             if r not in self.rels:
                 self.rels[r] = _Rel()
-        rules = prog.rules_of[comp]
-        if not prog.recursive[comp]:
-            for cr in rules:
-                out: list[Any] = []
-                self._eval(cr, None, None, out)
-                target = self.rels[cr.head_rel]
-                for v in out:
-                    target.add(v)
-            return
-        # Semi-naive evaluation of a recursive component.
+        rules = [cr for r in members for cr in prog.rules_by_rel.get(r, ())]
         member_set = set(members)
         delta: dict[str, _Rel] = {}
         for cr in rules:
-            out = []
+            out: list[Any] = []
             self._eval(cr, None, None, out)
             _collect(delta, cr.head_rel, out, self.rels)
         while delta:
@@ -420,38 +491,67 @@ class _Db:
                         _collect(new, cr.head_rel, out, self.rels)
             delta = new
 
-    def _eval(self, cr: _CRule, delta_step: int | None, delta: _Rel | None, out: list[Any]) -> None:
+    def _eval(
+        self,
+        cr: _CRule,
+        delta_step: int | None,
+        delta: _Rel | None,
+        out: list[Any],
+        positions: tuple[int, ...] = (),
+        key: tuple[Any, ...] = (),
+    ) -> None:
+        """Add to ``out`` the heads of ``cr`` derivable here (restricted to ``key`` at
+        ``positions`` of the head, and to ``delta`` for one literal in semi-naive rounds)."""
         env: list[Any] = [None] * cr.nslots
-        lit_rels = [self.get(rel) for rel, _ in cr.pos_lits]
-        if delta_step is not None:
-            assert delta is not None
-            lit_rels[delta_step] = delta
-        sizes = [len(r.facts) for r in lit_rels]
-        key = (delta_step, tuple(n.bit_length() for n in sizes))
-        steps = cr.plans.get(key)
-        if steps is None:
-            steps = _plan(cr, sizes)
-            cr.plans[key] = steps
-        nsteps = len(steps)
-        rels = [
-            lit_rels[st.lit] if st.lit >= 0 else self.get(st.rel) if st.kind == "neg" else None
-            for st in steps
-        ]
         head = cr.head
+        prebound: set[int] = set()
+        if positions:
+            trail: list[int] = []
+            for p, v in zip(positions, key, strict=True):
+                if not _match(head[p], v, env, trail):
+                    return
+                prebound |= _slots_of(head[p])
+        prog = self.prog
+        sizes: list[float] = []
+        for i, (rel, _) in enumerate(cr.pos_lits):
+            if i == delta_step:
+                assert delta is not None
+                sizes.append(float(len(delta.facts)))
+            elif rel in prog.demand and rel not in self.rels:
+                sizes.append(_DEMAND_SIZE)
+            else:
+                sizes.append(float(len(self.get(rel).facts)))
+        plan_key = (delta_step, positions, tuple(int(n).bit_length() for n in sizes))
+        steps = cr.plans.get(plan_key)
+        if steps is None:
+            steps = _plan(cr, sizes, prebound)
+            cr.plans[plan_key] = steps
+        nsteps = len(steps)
 
         def walk(i: int) -> None:
             while i < nsteps:
                 st = steps[i]
                 kind = st.kind
                 if kind == "pos":
-                    rel = rels[i]
-                    assert rel is not None
-                    if st.index is None:
-                        cands: Iterable[Any] = rel.facts
+                    if st.lit == delta_step:
+                        assert delta is not None
+                        rel_facts: _Rel | None = delta
                     else:
-                        pos, mode, kpat = st.index
-                        key = _subst_all(kpat, env) if mode == "v" else kpat
-                        cands = rel.lookup(pos, mode, key)
+                        rel_facts = None
+                    index = st.index
+                    if rel_facts is not None:
+                        if index is None:
+                            cands: Iterable[Any] = rel_facts.facts
+                        else:
+                            pos, mode, kpat = index
+                            k = _subst_all(kpat, env) if mode == "v" else kpat
+                            cands = rel_facts.lookup(pos, mode, k)
+                    elif index is not None and index[1] == "v":
+                        cands = self.query(st.rel, index[0], _subst_all(index[2], env))
+                    elif index is not None and st.rel not in prog.demand:
+                        cands = self.get(st.rel).lookup(index[0], index[1], index[2])
+                    else:
+                        cands = self.query(st.rel, (), ())
                     pat = st.pattern
                     trail: list[int] = []
                     for v in cands:
@@ -462,14 +562,15 @@ class _Db:
                         trail.clear()
                     return
                 if kind == "has":
-                    rel = rels[i]
-                    assert rel is not None
-                    if _subst(st.pattern, env) not in rel.facts:
+                    value = _subst(st.pattern, env)
+                    if st.lit == delta_step:
+                        assert delta is not None
+                        if value not in delta.facts:
+                            return
+                    elif not self.holds(st.rel, value):
                         return
                 elif kind == "neg":
-                    rel = rels[i]
-                    assert rel is not None
-                    if _subst(st.pattern, env) in rel.facts:
+                    if self.holds(st.rel, _subst(st.pattern, env)):
                         return
                 elif kind == "distinct":
                     if _subst(st.pattern, env) == _subst(st.other, env):

@@ -1,0 +1,63 @@
+"""``ggpkit check`` and ``ggpkit corpus`` through typer's CliRunner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from ggpkit.cli import _load_commands, app
+
+_load_commands()
+RUNNER = CliRunner()
+
+GOOD = """(role a)
+(init (n 0))
+(succ 0 1)
+(<= (legal a inc) (true (n ?x)))
+(<= (next (n ?y)) (true (n ?x)) (succ ?x ?y))
+(<= terminal (true (n 1)))
+(goal a 100)
+"""
+
+
+def test_check_a_good_file_exits_zero(tmp_path: Path) -> None:
+    path = tmp_path / "good.kif"
+    path.write_text(GOOD)
+    result = RUNNER.invoke(app, ["check", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "0 error(s), 0 warning(s)" in result.output
+
+
+def test_check_prints_one_line_per_problem_and_fails(tmp_path: Path) -> None:
+    path = tmp_path / "bad.kif"
+    path.write_text(GOOD + "(<= (p ?x) (succ 0 1))\n(<= (q 1) (nothing 2))\n")
+    result = RUNNER.invoke(app, ["check", str(path)])
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    assert (
+        f"{path}:8:8: error: unsafe rule: the head variable ?x does not occur in a "
+        "positive literal of the body" in lines
+    )
+    assert f"{path}:9:11: warning: relation 'nothing' is never defined (always false)" in lines
+    quiet = RUNNER.invoke(app, ["check", "--no-warnings", str(path)])
+    assert ": warning:" not in quiet.output
+    assert ": error: unsafe rule" in quiet.output
+
+
+def test_corpus_command_counts_played_and_rejected(tmp_path: Path) -> None:
+    (tmp_path / "good.kif").write_text(GOOD)
+    (tmp_path / "broken.kif").write_text("(role a")
+    result = RUNNER.invoke(app, ["corpus", str(tmp_path), "--matches", "2", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["counts"] == {"played": 1, "syntax error": 1}
+    by_name = {r["name"]: r for r in data["results"]}
+    assert by_name["good"]["matches"] == 2 and by_name["good"]["moves"] == 2
+    assert by_name["broken"]["detail"].startswith(f"{tmp_path / 'broken.kif'}:1:1: error:")
+
+
+def test_corpus_command_on_a_missing_folder_is_one_line(tmp_path: Path) -> None:
+    result = RUNNER.invoke(app, ["corpus", str(tmp_path / "nowhere")])
+    assert result.exit_code != 0
