@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 import random
+import time
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -51,8 +52,10 @@ class GdlGame(Game[Hashable]):
 
     ``info`` is found by a short probe, so it is a heuristic: ``turn_taking`` is
     true when at most one role had a choice in every state of a few random
-    playouts (bounded in length), ``zero_sum`` when every terminal state those
-    playouts reached had the same goal sum. It is computed on first access.
+    playouts (at most 3 of 60 moves, stopped after about a second on slow
+    games), ``zero_sum`` when every terminal state those playouts reached had
+    the same goal sum (false when none was reached). It is computed on first
+    access, not at load time.
     """
 
     def __init__(
@@ -130,10 +133,11 @@ class GdlGame(Game[Hashable]):
             raise GdlGameError(f"the {self.reasoner_name} reasoner cannot build states from facts")
         return self._call(lambda: make(frozenset(facts)))  # type: ignore[no-any-return]
 
-    def _probe_info(self, playouts: int = 3, max_steps: int = 60) -> GameInfo:
+    def _probe_info(self, playouts: int = 3, max_steps: int = 60, budget: float = 1.0) -> GameInfo:
         rng = random.Random(0)
         turn_taking = True
         sums: set[int] = set()
+        deadline = time.perf_counter() + budget
         try:
             for _ in range(playouts):
                 state = self.initial_state()
@@ -144,9 +148,11 @@ class GdlGame(Game[Hashable]):
                     legal = self.all_legal_moves(state)
                     if sum(1 for ms in legal if len(ms) > 1) > 1:
                         turn_taking = False
-                    if any(not ms for ms in legal):
+                    if any(not ms for ms in legal) or time.perf_counter() > deadline:
                         break
                     state = self._next(state, [rng.choice(ms) for ms in legal])
+                if time.perf_counter() > deadline:
+                    break
         except GameError:
             pass
         return GameInfo(turn_taking=turn_taking, zero_sum=len(sums) == 1)
