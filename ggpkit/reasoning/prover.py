@@ -373,6 +373,7 @@ class _Program:
         return _STATIC if comp is None else self.level[comp]
 
 
+_ALL_ARGS = [tuple(range(1, n)) for n in range(64)]  # argument positions of an n-tuple atom
 _DEMAND_SIZE = 1000.0  # planning estimate for a relation that is computed on demand
 _Key = tuple[str, tuple[int, ...], tuple[Any, ...]]
 
@@ -387,7 +388,7 @@ class _Db:
     so a 7-argument helper relation is only computed for the arguments a rule asks.
     """
 
-    __slots__ = ("level", "memo", "parent", "prog", "rels")
+    __slots__ = ("level", "memo", "owners", "parent", "prog", "rels")
 
     def __init__(self, prog: _Program, parent: _Db | None, level: int) -> None:
         self.prog = prog
@@ -395,9 +396,13 @@ class _Db:
         self.level = level
         self.rels: dict[str, _Rel] = {}
         self.memo: dict[_Key, set[Any]] = {}
+        self.owners: dict[str, _Db] = {}
 
     def _owner(self, rel: str) -> _Db:
         """The context that holds ``rel`` (this one or an ancestor), by its level."""
+        found = self.owners.get(rel)
+        if found is not None:
+            return found
         comp = self.prog.comp_of.get(rel)
         lvl = _STATIC if comp is None else self.prog.level[comp]
         db = self
@@ -409,6 +414,7 @@ class _Db:
                 f"'{rel}' depends on {'does' if lvl == _MOVE else 'true'} and cannot be "
                 f"evaluated in a {_LEVEL_NAMES[db.level]} context"
             )
+        self.owners[rel] = db
         return db
 
     def get(self, rel: str) -> _Rel:
@@ -436,16 +442,16 @@ class _Db:
 
     def query(self, rel: str, positions: tuple[int, ...], key: tuple[Any, ...]) -> Iterable[Any]:
         """The facts of ``rel`` whose arguments at ``positions`` are ``key``."""
+        mk = (rel, positions, key)
+        found = self.memo.get(mk)
+        if found is not None:
+            return found
         if rel not in self.prog.demand:
             facts = self.get(rel)
             return facts.lookup(positions, "v", key) if positions else facts.facts
         db = self._owner(rel)
         if db is not self:
             return db.query(rel, positions, key)
-        mk = (rel, positions, key)
-        found = self.memo.get(mk)
-        if found is not None:
-            return found
         full = self.rels.get(rel)
         if full is not None:
             return full.lookup(positions, "v", key) if positions else full.facts
@@ -462,7 +468,9 @@ class _Db:
             return value in self.get(rel).facts
         if type(value) is not tuple:
             return bool(self.query(rel, (), ()))
-        return bool(self.query(rel, tuple(range(1, len(value))), value[1:]))
+        n = len(value)
+        positions = _ALL_ARGS[n] if n < len(_ALL_ARGS) else tuple(range(1, n))
+        return bool(self.query(rel, positions, value[1:]))
 
     def _compute(self, comp: int) -> None:
         """Semi-naive bottom-up evaluation of one recursive component."""
