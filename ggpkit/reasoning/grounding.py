@@ -141,7 +141,14 @@ def _expand(rule: Rule) -> list[list[_Lit]]:
     return [_concat(combo) for combo in itertools.product(*parts)]
 
 
-def _asp_rule(head: Term, body: Sequence[_Lit], names: _Names, relaxed: bool) -> str:
+def _pred(t: Term) -> tuple[str, int]:
+    return (t.name, len(t.args) if isinstance(t, Func) else 0)
+
+
+def _asp_rule(
+    head: Term, body: Sequence[_Lit], names: _Names, dropped: set[tuple[str, int]] | None
+) -> str:
+    """One clingo rule; negative literals on the ``dropped`` predicates are left out."""
     varmap: dict[str, str] = {}
     out = []
     for lit in body:
@@ -149,7 +156,7 @@ def _asp_rule(head: Term, body: Sequence[_Lit], names: _Names, relaxed: bool) ->
         if kind == "pos":
             out.append(_atom(lit[1], names, varmap))
         elif kind == "neg":
-            if not relaxed:
+            if dropped is None or _pred(lit[1]) not in dropped:
                 out.append("not " + _atom(lit[1], names, varmap))
         else:
             op = "!=" if kind == "ne" else "=="
@@ -216,16 +223,40 @@ def _split(head: Term, body: list[_Lit], counter: list[int]) -> list[tuple[Term,
     return out
 
 
+def _dynamic(rules: list[tuple[Term, list[_Lit]]]) -> set[tuple[str, int]]:
+    """The predicates that depend on ``true`` or ``does``: they vary between states."""
+    users: dict[tuple[str, int], set[tuple[str, int]]] = {}
+    for head, body in rules:
+        for lit in body:
+            if lit[0] in ("pos", "neg"):
+                users.setdefault(_pred(lit[1]), set()).add(_pred(head))
+    out = {("true", 1), ("does", 2)}
+    stack = list(out)
+    while stack:
+        for user in users.get(stack.pop(), ()):
+            if user not in out:
+                out.add(user)
+                stack.append(user)
+    return out
+
+
 def _program(rules: Iterable[Rule], names: _Names, relaxed: bool) -> str:
-    lines = []
+    """The clingo program of the rules; ``relaxed``: the domain over-approximation.
+
+    The relaxed program drops the negative literals on predicates that vary between
+    states, so its one model holds every atom that some reachable state could make
+    true. Negation on static predicates is kept: it is exact (the same in every
+    state), and dropping it would inflate the domains for nothing.
+    """
+    parts: list[tuple[Term, list[_Lit]]] = []
     counter = [0]
     for rule in rules:
         if isinstance(rule.head, Func | Const) and rule.head.name in _IGNORED_HEADS:
             continue
         for body in _expand(rule):
-            for head, part in _split(rule.head, body, counter):
-                lines.append(_asp_rule(head, part, names, relaxed))
-    return "\n".join(lines)
+            parts.extend(_split(rule.head, body, counter))
+    dropped = _dynamic(parts) if relaxed else None
+    return "\n".join(_asp_rule(head, part, names, dropped) for head, part in parts)
 
 
 # ---- clingo symbols back to GDL -----------------------------------------------------------
