@@ -130,12 +130,30 @@ def _subst_all(pats: Any, env: list[Any]) -> tuple[Any, ...]:
     return tuple([_subst(p, env) for p in pats])
 
 
-def _index_key(value: Any, mode: str, pos: tuple[int, ...]) -> Any:
-    """Key of a fact in an index: mode "v" = the arguments at ``pos``, "f" = the functor of one."""
-    if mode == "v":
-        return tuple([value[p] for p in pos])
-    arg = value[pos[0]]
-    return (arg[0], len(arg)) if type(arg) is tuple else arg
+# An index specification: the places of a fact it is keyed on. Each place is a path of
+# argument numbers into the fact (``(1, 2)``: second argument of the first argument) and
+# a kind: "v" (the value there) or "f" (its functor: name and length).
+_Spec = tuple[tuple[tuple[int, ...], str], ...]
+
+
+def _key_of(value: Any, spec: _Spec) -> tuple[Any, ...] | None:
+    """The key of a fact in an index, or None when the fact lacks a place (cannot match)."""
+    out = []
+    for path, kind in spec:
+        v = value
+        for i in path:
+            if type(v) is not tuple or len(v) <= i:
+                return None
+            v = v[i]
+        if kind == "v":
+            out.append(v)
+        else:
+            out.append((v[0], len(v)) if type(v) is tuple else v)
+    return tuple(out)
+
+
+def _positions_spec(positions: tuple[int, ...]) -> _Spec:
+    return tuple(((p,), "v") for p in positions)
 
 
 class _Rel:
@@ -145,24 +163,27 @@ class _Rel:
 
     def __init__(self) -> None:
         self.facts: set[Any] = set()
-        self.indexes: dict[tuple[tuple[int, ...], str], dict[Any, list[Any]]] = {}
+        self.indexes: dict[_Spec, dict[Any, list[Any]]] = {}
 
     def add(self, value: Any) -> bool:
         if value in self.facts:
             return False
         self.facts.add(value)
-        for (pos, mode), idx in self.indexes.items():
-            idx.setdefault(_index_key(value, mode, pos), []).append(value)
+        for spec, idx in self.indexes.items():
+            k = _key_of(value, spec)
+            if k is not None:
+                idx.setdefault(k, []).append(value)
         return True
 
-    def lookup(self, pos: tuple[int, ...], mode: str, key: Any) -> Iterable[Any]:
-        idx = self.indexes.get((pos, mode))
+    def lookup(self, spec: _Spec, key: tuple[Any, ...]) -> Iterable[Any]:
+        idx = self.indexes.get(spec)
         if idx is None:
             idx = {}
             for v in self.facts:
-                if type(v) is tuple and len(v) > pos[-1]:
-                    idx.setdefault(_index_key(v, mode, pos), []).append(v)
-            self.indexes[(pos, mode)] = idx
+                k = _key_of(v, spec)
+                if k is not None:
+                    idx.setdefault(k, []).append(v)
+            self.indexes[spec] = idx
         return idx.get(key, ())
 
 
@@ -172,15 +193,18 @@ class _Step:
 
     kind: "pos" (join with a relation), "has" (a fully bound positive literal: present),
     "neg" (absent), "distinct" / "same" (compare two terms). ``lit`` is the number of the
-    positive literal (-1 for the others). For "pos", ``index`` is (argument positions,
-    mode, pattern of the key) or None (scan).
+    positive literal (-1 for the others). For "pos", ``index`` is the index to use on a
+    materialised relation (its spec and the patterns of its key, None: scan all) and
+    ``demand`` the ground top-level argument positions and their patterns, for a relation
+    answered on demand.
     """
 
     kind: str
     rel: str
     pattern: Any
     other: Any = None
-    index: tuple[tuple[int, ...], str, Any] | None = None
+    index: tuple[_Spec, tuple[tuple[str, Any], ...]] | None = None
+    demand: tuple[tuple[int, ...], tuple[Any, ...]] = ((), ())
     lit: int = -1
 
 
@@ -285,23 +309,50 @@ def _plan(cr: _CRule, sizes: Sequence[float], prebound: set[int]) -> tuple[_Step
         if _slots_of(pat) <= bound:
             steps.append(_Step("has", rel, pat, lit=best))
         else:
-            steps.append(_Step("pos", rel, pat, None, _choose_index(pat, bound), lit=best))
+            index = _choose_index(pat, bound)
+            ground = _ground_args(pat, bound)
+            steps.append(_Step("pos", rel, pat, None, index, ground, best))
         bound |= _slots_of(pat)
         flush_checks()
     return tuple(steps)
 
 
-def _choose_index(pat: Any, bound: set[int]) -> tuple[tuple[int, ...], str, Any] | None:
-    """The best index for a literal: every argument already ground, else one functor."""
+def _choose_index(pat: Any, bound: set[int]) -> tuple[_Spec, tuple[tuple[str, Any], ...]] | None:
+    """The index for a literal on a materialised relation: every ground place, found by
+    walking into function terms (so ``(true (cell ?x 3 ?c))`` with ``?x`` bound is keyed
+    on the functor ``cell/3``, ``?x`` and ``3``)."""
+    spec: list[tuple[tuple[int, ...], str]] = []
+    keys: list[tuple[str, Any]] = []
+
+    def walk(sub: Any, path: tuple[int, ...]) -> None:
+        if _slots_of(sub) <= bound:
+            spec.append((path, "v"))
+            keys.append(("v", sub))
+        elif type(sub) is tuple:
+            spec.append((path, "f"))
+            keys.append(("f", (sub[0], len(sub))))
+            for i in range(1, len(sub)):
+                walk(sub[i], (*path, i))
+
     if type(pat) is not tuple:
         return None
-    ground = [i for i, arg in enumerate(pat[1:], start=1) if _slots_of(arg) <= bound]
-    if ground:
-        return (tuple(ground), "v", tuple(pat[i] for i in ground))
-    for i, arg in enumerate(pat[1:], start=1):
-        if type(arg) is tuple:
-            return ((i,), "f", (arg[0], len(arg)))
-    return None
+    for i in range(1, len(pat)):
+        walk(pat[i], (i,))
+    if not spec:
+        return None
+    return tuple(spec), tuple(keys)
+
+
+def _ground_args(pat: Any, bound: set[int]) -> tuple[tuple[int, ...], tuple[Any, ...]]:
+    """Top-level argument positions of a literal that are ground, with their patterns."""
+    if type(pat) is not tuple:
+        return (), ()
+    ground = [i for i in range(1, len(pat)) if _slots_of(pat[i]) <= bound]
+    return tuple(ground), tuple(pat[i] for i in ground)
+
+
+def _index_key(keys: tuple[tuple[str, Any], ...], env: list[Any]) -> tuple[Any, ...]:
+    return tuple([_subst(p, env) if kind == "v" else p for kind, p in keys])
 
 
 class _Program:
@@ -448,13 +499,13 @@ class _Db:
             return found
         if rel not in self.prog.demand:
             facts = self.get(rel)
-            return facts.lookup(positions, "v", key) if positions else facts.facts
+            return facts.lookup(_positions_spec(positions), key) if positions else facts.facts
         db = self._owner(rel)
         if db is not self:
             return db.query(rel, positions, key)
         full = self.rels.get(rel)
         if full is not None:
-            return full.lookup(positions, "v", key) if positions else full.facts
+            return full.lookup(_positions_spec(positions), key) if positions else full.facts
         out: list[Any] = []
         for cr in self.prog.rules_by_rel[rel]:
             self._eval(cr, None, None, out, positions, key)
@@ -541,25 +592,20 @@ class _Db:
                 st = steps[i]
                 kind = st.kind
                 if kind == "pos":
-                    if st.lit == delta_step:
-                        assert delta is not None
-                        rel_facts: _Rel | None = delta
-                    else:
-                        rel_facts = None
                     index = st.index
-                    if rel_facts is not None:
-                        if index is None:
-                            cands: Iterable[Any] = rel_facts.facts
-                        else:
-                            pos, mode, kpat = index
-                            k = _subst_all(kpat, env) if mode == "v" else kpat
-                            cands = rel_facts.lookup(pos, mode, k)
-                    elif index is not None and index[1] == "v":
-                        cands = self.query(st.rel, index[0], _subst_all(index[2], env))
-                    elif index is not None and st.rel not in prog.demand:
-                        cands = self.get(st.rel).lookup(index[0], index[1], index[2])
+                    if st.rel in prog.demand and st.lit != delta_step:
+                        positions, kpats = st.demand
+                        cands: Iterable[Any] = self.query(st.rel, positions, _subst_all(kpats, env))
                     else:
-                        cands = self.query(st.rel, (), ())
+                        if st.lit == delta_step:
+                            assert delta is not None
+                            rel_facts = delta
+                        else:
+                            rel_facts = self.get(st.rel)
+                        if index is None:
+                            cands = rel_facts.facts
+                        else:
+                            cands = rel_facts.lookup(index[0], _index_key(index[1], env))
                     pat = st.pattern
                     trail: list[int] = []
                     for v in cands:
