@@ -11,10 +11,16 @@ How it works, and why this way:
   ``does``), *state* (``true`` but not ``does``) and *move* (``does``). Static
   relations are computed once; state relations once per state (cached); move
   relations once per joint move.
-* Evaluation is bottom-up, one strongly connected component of the relation
-  graph at a time, in dependency order, semi-naive inside recursive components.
-  A component is only computed when a query needs it (``terminal`` does not pull
-  in ``goal``), which keeps random playouts cheap.
+* Relations defined inside a recursion are computed bottom-up, a strongly
+  connected component of the relation graph at a time, semi-naive. Every other
+  derived relation is answered on demand for the arguments a rule body asks
+  (top-down, memoised per context): materialising all of a 7-argument helper of
+  chess (``threatened_with_capture``) would take minutes, asking it for the
+  cells that matter takes milliseconds. Nothing is computed before a query
+  needs it (``terminal`` does not pull in ``goal``).
+* Joins are planned greedily per rule from the sizes of the relations at hand,
+  with hash indexes on every ground place of a literal, including places inside
+  function terms (``(true (cell ?x 3 ?c))``).
 * Negation is evaluated only after the negated relation is complete, so the
   result is the standard stratified (perfect-model) semantics. Rules that are
   unsafe or negation that is not stratified are rejected when the prover is
@@ -389,16 +395,11 @@ class _Program:
                     "through a recursion"
                 )
         self.comps = comps
-        self.rules_of: list[list[_CRule]] = [[] for _ in comps]
-        for cr in crules:
-            self.rules_of[self.comp_of[cr.head_rel]].append(cr)
         self.recursive: list[bool] = []
-        self.deps: list[set[int]] = []
         self.level: list[int] = []
         for i, comp in enumerate(comps):
             members = set(comp)
             deps = {self.comp_of[d] for r in comp for d in graph[r]} - {i}
-            self.deps.append(deps)
             self.recursive.append(any(d in members for r in comp for d in graph[r]))
             lvl = _STATIC
             if "true" in members:
@@ -565,6 +566,8 @@ class _Db:
         head = cr.head
         prebound: set[int] = set()
         if positions:
+            if type(head) is not tuple or len(head) <= positions[-1]:
+                return  # an atom of another arity under the same name
             trail: list[int] = []
             for p, v in zip(positions, key, strict=True):
                 if not _match(head[p], v, env, trail):
