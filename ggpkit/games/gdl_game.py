@@ -85,7 +85,7 @@ class GdlGame(Game[Hashable]):
     @property
     def reasoner_name(self) -> str:
         """Which reasoner runs this game ("prover", "propnet", ...)."""
-        return type(self.reasoner).__name__.lower()
+        return type(self.reasoner).__name__.lower().removesuffix("reasoner")
 
     def _call(self, what: Callable[[], Any]) -> Any:
         try:

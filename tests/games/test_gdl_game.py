@@ -164,3 +164,17 @@ def test_load_by_path_through_the_registry() -> None:
     game = ggpkit.load(str(path))
     assert isinstance(game, GdlGame) and game.name == "ticTacToe"
     assert len(game.legal_moves(game.initial_state(), "xplayer")) == 9
+
+
+def test_auto_falls_back_to_the_prover_without_the_fast_reasoner(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ggpkit.games import gdl_game
+
+    def no_module(name: str) -> object:
+        raise ImportError(name)
+
+    monkeypatch.setattr(gdl_game.importlib, "import_module", no_module)
+    assert load_kif_text(RACE, "race").reasoner_name == "prover"
+    with pytest.raises(GameError, match="propnet reasoner cannot run this game"):
+        load_kif_text(RACE, "race", reasoner="propnet")
