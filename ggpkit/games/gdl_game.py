@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 import random
 import time
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -87,32 +87,46 @@ class GdlGame(Game[Hashable]):
         """Which reasoner runs this game ("prover", "propnet", ...)."""
         return type(self.reasoner).__name__.lower().removesuffix("reasoner")
 
-    def _call(self, what: Callable[[], Any]) -> Any:
-        try:
-            return what()
-        except ReasonerError as e:
-            raise GdlGameError(f"{self.name}: {e}") from None
+    def _error(self, e: ReasonerError) -> GdlGameError:
+        return GdlGameError(f"{self.name}: {e}")
 
     def initial_state(self) -> Hashable:
-        return self._call(self.reasoner.initial)  # type: ignore[no-any-return]
+        try:
+            state: Hashable = self.reasoner.initial()
+        except ReasonerError as e:
+            raise self._error(e) from None
+        return state
 
     def _legal(self, state: Hashable, role_index: int) -> list[Term]:
-        return self._call(lambda: self.reasoner.legal(state, role_index))  # type: ignore[no-any-return]
+        try:
+            return self.reasoner.legal(state, role_index)
+        except ReasonerError as e:
+            raise self._error(e) from None
 
     def _next(self, state: Hashable, moves: Sequence[Term]) -> Hashable:
-        return self._call(lambda: self.reasoner.next(state, moves))  # type: ignore[no-any-return]
+        try:
+            after: Hashable = self.reasoner.next(state, moves)
+        except ReasonerError as e:
+            raise self._error(e) from None
+        return after
 
     def is_terminal(self, state: Hashable) -> bool:
-        return bool(self._call(lambda: self.reasoner.terminal(state)))
+        try:
+            return self.reasoner.terminal(state)
+        except ReasonerError as e:
+            raise self._error(e) from None
 
     def goals(self, state: Hashable) -> dict[str, int]:
-        return {
-            role: self._call(lambda i=i: self.reasoner.goal(state, i))  # type: ignore[misc]
-            for i, role in enumerate(self.roles)
-        }
+        try:
+            return {role: self.reasoner.goal(state, i) for i, role in enumerate(self.roles)}
+        except ReasonerError as e:
+            raise self._error(e) from None
 
     def facts(self, state: Hashable) -> frozenset[Term]:
-        return self._call(lambda: self.reasoner.facts(state))  # type: ignore[no-any-return]
+        try:
+            return self.reasoner.facts(state)
+        except ReasonerError as e:
+            raise self._error(e) from None
 
     def playout_stats(self, state: Hashable, count: int, seed: int) -> PlayoutStats:
         """Random playouts; delegated to the reasoner when it has a batch kernel (the propnet).
@@ -123,7 +137,10 @@ class GdlGame(Game[Hashable]):
         batch = getattr(self.reasoner, "playout_stats", None)
         if batch is None:
             return super().playout_stats(state, count, seed)
-        totals = self._call(lambda: batch(state, count, seed))
+        try:
+            totals = batch(state, count, seed)
+        except ReasonerError as e:
+            raise self._error(e) from None
         return PlayoutStats(totals.playouts, totals.moves, tuple(totals.goal_sums))
 
     def state_from_facts(self, facts: Iterable[Term]) -> Hashable:
@@ -131,7 +148,11 @@ class GdlGame(Game[Hashable]):
         make = getattr(self.reasoner, "state_from_facts", None)
         if make is None:
             raise GdlGameError(f"the {self.reasoner_name} reasoner cannot build states from facts")
-        return self._call(lambda: make(frozenset(facts)))  # type: ignore[no-any-return]
+        try:
+            state: Hashable = make(frozenset(facts))
+        except ReasonerError as e:
+            raise self._error(e) from None
+        return state
 
     def _probe_info(self, playouts: int = 3, max_steps: int = 60, budget: float = 1.0) -> GameInfo:
         rng = random.Random(0)
