@@ -174,6 +174,8 @@ def create_app(db_path: Path | str, games_dir: Path | str | None = None) -> Fast
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         holder["st"] = AppState(Path(db_path), gdir)
+        for name in games():  # load (and compile) the native games before serving
+            load(name)
         _restore_sessions(holder["st"])
         yield
         holder["st"].store.close()

@@ -143,7 +143,10 @@ def piece_styles(contents: Sequence[str]) -> dict[str, dict[str, str]]:
     spare = iter(_PALETTE)
     for content in sorted(set(contents)):
         low = content.lower()
-        colour = next((v for k, v in named.items() if k in low), None) or next(spare, "#6b7280")
+        colour = named.get(low) or next(
+            (v for k, v in named.items() if len(k) > 2 and k in low), None
+        )
+        colour = colour or next(spare, "#6b7280")
         label = content if len(content) <= 2 else ""
         styles[content] = {"color": colour, "label": label}
     return styles

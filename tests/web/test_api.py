@@ -170,3 +170,12 @@ def test_sessions_survive_a_restart(tmp_path: Path) -> None:
     with TestClient(create_app(db)) as c:
         again = c.get(f"/api/sessions/{s['id']}").json()
         assert again["moves"][0][0] == move and again["humans_to_move"] == ["black"]
+
+
+def test_piece_styles_match_whole_words_before_parts() -> None:
+    from ggpkit.web.board import piece_styles
+
+    styles = piece_styles(["hole", "o", "x", "blackPawn", "redPawn"])
+    assert styles["hole"]["color"] == "hole"
+    assert styles["blackPawn"]["color"] != styles["redPawn"]["color"]
+    assert styles["o"]["label"] == "o"

@@ -78,8 +78,11 @@ def browser() -> Iterator[object]:
 def page(browser: object) -> Iterator[object]:
     ARTIFACTS.mkdir(exist_ok=True)
     pg = browser.new_page(viewport={"width": 1200, "height": 900})  # type: ignore[attr-defined]
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
     yield pg
     pg.close()
+    assert errors == [], f"JavaScript errors on the page: {errors}"
 
 
 def _start(page: object, url: str, game: str, seats: dict[str, str]) -> None:
@@ -177,6 +180,26 @@ def test_a_stored_match_is_replayed_step_by_step(server: str, page: object) -> N
     page.screenshot(path=str(ARTIFACTS / "replay.png"))  # type: ignore[attr-defined]
     page.click("#last")  # type: ignore[attr-defined]
     assert _status(page).startswith(f"Step {steps} of {steps} — goals: black ")
+
+
+def test_watch_mode_on_a_phone_sized_screen(server: str, browser: object) -> None:
+    pg = browser.new_page(viewport={"width": 390, "height": 844})  # type: ignore[attr-defined]
+    try:
+        _start(pg, server, "breakthrough-holes", {"white": "random", "black": "random"})
+        pg.wait_for_function(  # type: ignore[attr-defined]
+            "() => document.querySelectorAll('#movelog li').length >= 2", timeout=30_000
+        )
+        pg.click("#playpause")  # type: ignore[attr-defined]
+        pg.click("#back")  # type: ignore[attr-defined]
+        pg.wait_for_function(  # type: ignore[attr-defined]
+            "() => document.querySelector('#status').textContent.includes('history')"
+        )
+        assert re.fullmatch(r"Step \d+ of \d+ \(history\)", _status(pg))
+        pg.screenshot(path=str(ARTIFACTS / "watch-phone.png"), full_page=True)  # type: ignore[attr-defined]
+        holes = pg.locator("rect.hole").count()  # type: ignore[attr-defined]
+        assert holes == 4
+    finally:
+        pg.close()  # type: ignore[attr-defined]
 
 
 def test_tictactoe_kif_loaded_and_finished(server: str, page: object) -> None:

@@ -433,6 +433,17 @@ async function pagePlay(id) {
   );
   render();
   pump();
+  // Live updates: the server announces every change (another tab, an agent's move).
+  const events = new EventSource(`/api/sessions/${id}/events`);
+  events.addEventListener("version", async (e) => {
+    const data = JSON.parse(e.data);
+    if (data.version !== session.version && !busy) {
+      session = await api(`/api/sessions/${id}`);
+      render();
+      pump();
+    }
+  });
+  closeOnLeave(events);
 }
 
 // ---- page: stored matches and replay -------------------------------------------------------
@@ -601,12 +612,19 @@ async function pageGdl() {
   );
 }
 
-// ---- router ----------------------------------------------------------------------------
+// ---- router ----
+
+let openStreams = [];
+function closeOnLeave(stream) {
+  openStreams.push(stream);
+}
 
 async function route() {
   const hash = location.hash || "#/";
   const [, page, id] = hash.split("/");
   document.onkeydown = null;
+  openStreams.forEach((stream) => stream.close());
+  openStreams = [];
   try {
     if (page === "play" && id) await pagePlay(id);
     else if (page === "matches") await pageMatches();
