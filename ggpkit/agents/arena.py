@@ -13,7 +13,8 @@ returns a :class:`MatchRecord` with the moves, states and goals. The parent call
 which a match store (written elsewhere) can keep every game played.
 
 Scoring: an agent *wins* a match when its goal is strictly the highest of all roles,
-*draws* when it shares the highest goal, and *loses* otherwise. The 95% confidence
+*draws* when it shares the highest goal, and *loses* otherwise; in a one-role game
+(a puzzle such as peg) only the goal 100 is a win. The 95% confidence
 interval of an agent's mean goal uses Student's t.
 """
 
@@ -246,7 +247,9 @@ def summarize(specs: Sequence[str], records: Sequence[MatchRecord]) -> tuple[Age
         top = max(values)
         for j, slot in enumerate(assignment(rec.index, n)):
             goals[slot].append(values[j])
-            if values[j] < top:
+            if n == 1:  # a puzzle: only the top goal is a win
+                wdl[slot][0 if values[j] == 100 else 2] += 1
+            elif values[j] < top:
                 wdl[slot][2] += 1
             elif values.count(top) == 1:
                 wdl[slot][0] += 1

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from ggpkit.agents.arena import ArenaError, MatchRecord, run_arena, summarize
 from ggpkit.cli import _load_commands, app
 
-from .toy_games import Nim, TicTacToe
+from .toy_games import Combination, Nim, TicTacToe
 
 
 def test_counts_are_consistent_and_roles_rotate() -> None:
@@ -84,3 +84,12 @@ def test_cli_arena_json_and_bad_spec() -> None:
     bad = runner.invoke(app, ["arena", "breakthrough-holes", "random", "minimax", "-n", "1"])
     assert bad.exit_code == 2
     assert "unknown agent 'minimax'" in bad.output
+
+
+def test_one_role_games_win_only_with_the_top_goal() -> None:
+    game = Combination("101")
+    records: list[MatchRecord] = []
+    result = run_arena(game, ["random"], 12, seed=3, jobs=1, on_match_done=records.append)
+    (stats,) = result.stats
+    perfect = sum(1 for r in records if r.goals["solver"] == 100)
+    assert (stats.wins, stats.draws, stats.losses) == (perfect, 0, 12 - perfect)
