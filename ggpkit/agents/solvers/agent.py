@@ -89,7 +89,7 @@ class SolverAgent(Agent):
         kind = dedicated_solver(game)
         if kind == PEG:
             peg = peg_solver()
-            return lambda g, s, r: peg.solve(g, s).best_moves[0]
+            return lambda g, s, r: peg.best_move(g, s)
         if kind == BREAKTHROUGH:
             bt = BreakthroughSolver(table_bits=22)
             return lambda g, s, r: bt.best_move(g, s)

@@ -162,6 +162,36 @@ def _tt_find(keys: np.ndarray[Any, Any], key: np.uint64) -> int:
 
 
 @kernel
+def _store(
+    keys: np.ndarray[Any, Any],
+    vals: np.ndarray[Any, Any],
+    stats: np.ndarray[Any, Any],
+    slot: int,
+    key: np.uint64,
+    v: int,
+    limit: int,
+) -> None:
+    """Remember an exact value; a table 3/4 full is emptied first (it is only a cache)."""
+    if stats[1] >= limit:
+        keys[:] = 0
+        stats[1] = 0
+        slot = _tt_find(keys, key)
+    keys[slot] = key
+    vals[slot] = v
+    stats[1] += 1
+
+
+@kernel
+def _known(
+    board: np.uint64, tab: np.ndarray[Any, Any], keys: np.ndarray[Any, Any], vals: Any
+) -> int:
+    """The stored value of a position, or -1."""
+    key = canon_key(board, tab)
+    slot = _tt_find(keys, key)
+    return int(vals[slot]) if keys[slot] == key else -1
+
+
+@kernel
 def _search(
     root: np.uint64,
     jumps: np.ndarray[Any, Any],
@@ -173,7 +203,7 @@ def _search(
     """Exact value of ``root``; fills the table. ``stats`` = [nodes expanded, table entries].
 
     An explicit stack (depth <= 32 jumps) instead of recursion keeps the kernel simple to
-    compile. The table is never allowed past 3/4 full: beyond that, values are not stored.
+    compile. The table is emptied when 3/4 full (see ``_store``).
     """
     limit = (keys.shape[0] * 3) // 4
     boards = np.zeros(34, dtype=np.uint64)
@@ -209,10 +239,7 @@ def _search(
                 n = gen_jumps(child, jumps, moves[depth + 1])
                 if n == 0:
                     v = goal_kernel(child)
-                    if stats[1] < limit:
-                        keys[slot] = key
-                        vals[slot] = v
-                        stats[1] += 1
+                    _store(keys, vals, stats, slot, key, v, limit)
                 else:
                     depth += 1
                     boards[depth] = child
@@ -230,10 +257,8 @@ def _search(
                 return int(v)
             key = bkeys[depth]
             slot = _tt_find(keys, key)
-            if keys[slot] != key and stats[1] < limit:
-                keys[slot] = key
-                vals[slot] = v
-                stats[1] += 1
+            if keys[slot] != key:
+                _store(keys, vals, stats, slot, key, v, limit)
             depth -= 1
             if v > best[depth]:
                 best[depth] = v
@@ -315,6 +340,7 @@ class PegSolver:
         self._vals = np.zeros(1 << table_bits, dtype=np.int8)
         self._stats = np.zeros(2, dtype=np.int64)
         self._lookup = lookup
+        self._moves = np.zeros(80, dtype=np.int64)
 
     def clear(self) -> None:
         """Forget every solved position (to time a query from scratch)."""
@@ -333,8 +359,6 @@ class PegSolver:
             if known is not None:
                 return known, 0
         before = int(self._stats[0])
-        if self._stats[1] >= (self._keys.shape[0] * 3) // 4:
-            self.clear()
         v = _search(np.uint64(board), JUMPS, SYM_TABLES, self._keys, self._vals, self._stats)
         return int(v), int(self._stats[0]) - before
 
@@ -359,13 +383,46 @@ class PegSolver:
         best = max(values.values())
         return PegAnswer(best, values, tuple(m for m in legal if values[m] == best), nodes)
 
+    def known(self, board: int) -> int | None:
+        """The value of a position if the table or the memo holds it (no search)."""
+        if self._lookup is not None:
+            v = self._lookup(board)
+            if v is not None:
+                return v
+        if board.bit_count() <= 1 or not gen_jumps(np.uint64(board), JUMPS, self._moves):
+            return goal_of(board)
+        found = _known(np.uint64(board), SYM_TABLES, self._keys, self._vals)
+        return None if found < 0 else found
+
+    def best_move(self, game: Game[Any], state: Any) -> Term:
+        """One move that keeps the value of ``state`` (cheaper than :meth:`solve`).
+
+        Computing the value leaves the child that gave it in the memo, so the move is
+        usually found by lookups alone; only when the memo lost it are children searched.
+        """
+        role = game.roles[0]
+        legal = game.legal_moves(state, role)
+        if not legal:
+            raise PegPositionError("the game is over: there is no move to choose")
+        value, _ = self.value(board_of_facts(game.facts(state)))
+        children = [
+            (move, board_of_facts(game.facts(game.next_state(state, {role: move}))))
+            for move in legal
+        ]
+        for move, child in children:
+            if self.known(child) == value:
+                return move
+        for move, child in children:
+            if self.value(child)[0] == value:
+                return move
+        raise AssertionError(f"no move keeps the value {value}: the solver is inconsistent")
+
     def solution(self, game: Game[Any], state: Any) -> list[Term]:
-        """A line of best moves from ``state`` to the end (the first best move each time)."""
+        """A line of best moves from ``state`` to the end of the game."""
         line: list[Term] = []
         role = game.roles[0]
         while not game.is_terminal(state):
-            answer = self.solve(game, state)
-            move = answer.best_moves[0]
+            move = self.best_move(game, state)
             line.append(move)
             state = game.next_state(state, {role: move})
         return line
