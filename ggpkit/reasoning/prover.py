@@ -43,7 +43,7 @@ from ggpkit.gdl.game_rules import (
     strongly_connected_components,
 )
 from ggpkit.gdl.kif import Rule
-from ggpkit.gdl.terms import Const, Func, Term, Var
+from ggpkit.gdl.terms import Const, Func, Term, Var, is_ground
 from ggpkit.reasoning.base import ReasonerError
 
 # Internal values: a ground value is ``str | tuple``; a pattern may also hold ``int`` slots.
@@ -366,12 +366,20 @@ class _Program:
 
     def __init__(self, rules: Sequence[Rule]) -> None:
         crules: list[_CRule] = []
+        # Ground facts are stored as relations, not rules (a table of 200 succ facts
+        # must be one indexed lookup, not 200 rules to try).
+        self.base: dict[str, _Rel] = {}
         for rule in stratify_by_constants(rules):
             if isinstance(rule.head, Var):
                 raise ReasonerError(f"the head of a rule cannot be a variable: {rule}")
+            if not rule.body and is_ground(rule.head):
+                self.base.setdefault(_relation(rule.head), _Rel()).add(to_value(rule.head))
+                continue
             for body in expand_or(rule.body):
                 crules.append(_compile_rule(rule.head, body, str(rule)))
         graph: dict[str, set[str]] = {"true": set(), "does": set()}
+        for rel in self.base:
+            graph.setdefault(rel, set())
         neg_edges: set[tuple[str, str]] = set()
         for cr in crules:
             graph.setdefault(cr.head_rel, set())
@@ -381,7 +389,7 @@ class _Program:
                 if negated:
                     neg_edges.add((cr.head_rel, rel))
         for head in ("true", "does"):
-            if any(cr.head_rel == head for cr in crules):
+            if head in self.base or any(cr.head_rel == head for cr in crules):
                 raise ReasonerError(f"'{head}' cannot be the head of a rule")
         comps = strongly_connected_components(graph)
         self.comp_of: dict[str, int] = {}
@@ -486,9 +494,9 @@ class _Db:
             return full
         comp = prog.comp_of.get(rel)
         if comp is None or rel not in prog.rules_by_rel:
-            empty = _Rel()
-            self.rels[rel] = empty
-            return empty
+            facts = prog.base.get(rel) or _Rel()
+            self.rels[rel] = facts
+            return facts
         self._compute(comp)
         return self.rels[rel]
 
@@ -510,6 +518,9 @@ class _Db:
         out: list[Any] = []
         for cr in self.prog.rules_by_rel[rel]:
             self._eval(cr, None, None, out, positions, key)
+        base = self.prog.base.get(rel)
+        if base is not None:
+            out.extend(base.lookup(_positions_spec(positions), key) if positions else base.facts)
         result = set(out)
         self.memo[mk] = result
         return result
@@ -534,6 +545,10 @@ class _Db:
         rules = [cr for r in members for cr in prog.rules_by_rel.get(r, ())]
         member_set = set(members)
         delta: dict[str, _Rel] = {}
+        for r in members:
+            base = prog.base.get(r)
+            if base is not None:
+                _collect(delta, r, list(base.facts), self.rels)
         for cr in rules:
             out: list[Any] = []
             self._eval(cr, None, None, out)
