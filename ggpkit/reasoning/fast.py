@@ -215,6 +215,8 @@ class PropnetReasoner:
             goals = [self.goal(state, i) for i in range(len(self.roles))]
             return PlayoutTotals(count, 0, tuple(count * g for g in goals))
         seed &= 0xFFFFFFFFFFFFFFFF
+        if seed >= 1 << 63:  # numba takes a signed 64-bit int; the kernels wrap it back
+            seed -= 1 << 64
         bits = self._unpack(state)
         if count < LANE_THRESHOLD:
             done, moves, sums, err = k.playouts(

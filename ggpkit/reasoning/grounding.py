@@ -369,7 +369,15 @@ def _role_order(rules: list[Rule], role_fact: Term) -> int:
     return len(rules)
 
 
-def _child(conn: Any, rules: list[Rule], max_atoms: int) -> None:
+def _child(conn: Any, rules: list[Rule], max_atoms: int, timeout: float) -> None:
+    # A CPU-time limit ends this process even if its parent dies without killing it.
+    try:
+        import resource
+
+        limit = int(timeout) + 5
+        resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 5))
+    except (ImportError, ValueError, OSError):
+        pass
     try:
         result: object = _ground_in_process(rules, max_atoms)
     except GroundingError as e:
@@ -397,7 +405,7 @@ def ground(
         return _ground_in_process(rules, max_atoms)
     ctx = multiprocessing.get_context("fork")
     parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(child, rules, max_atoms), daemon=True)
+    proc = ctx.Process(target=_child, args=(child, rules, max_atoms, timeout), daemon=True)
     proc.start()
     child.close()
     try:

@@ -307,36 +307,40 @@ def _simplify(b: _Builder) -> Callable[[int], int]:
     alias: dict[int, int] = {}
 
     def resolve(x: int) -> int:
-        seen = 0
-        while (x >> 1) in alias:
-            x = alias[x >> 1] ^ (x & 1)
-            seen += 1
-            if seen > len(alias):  # defensive: alias chains never loop by construction
-                break
-        return x
+        n0, y = x >> 1, x
+        while (y >> 1) in alias:
+            y = alias[y >> 1] ^ (y & 1)
+        if n0 in alias:  # path compression: the next lookup is one step
+            alias[n0] = y ^ (x & 1)
+        return y
 
+    # Inputs before consumers, so one pass settles most of the network.
+    order = _postorder(b)
     t, f = 2 * TRUE, 2 * FALSE
     changed = True
     while changed:
         changed = False
         table: dict[tuple[int, tuple[int, ...]], int] = {}
-        for n in range(2, len(b.kind)):
+        for n in order:
             kind = b.kind[n]
             if kind == KIND_INPUT or n in alias:
                 continue
-            ins = sorted({resolve(x) for x in b.ins[n]})
+            in_set = {resolve(x) for x in b.ins[n]}
             unit, zero = (t, f) if kind == KIND_AND else (f, t)
             unit_neg, zero_neg = unit ^ 1, zero ^ 1
-            if zero in ins or unit_neg in ins:  # unit_neg == negated unit == zero value
+            ins = sorted(in_set)
+            if zero in in_set or unit_neg in in_set:  # unit_neg == negated unit == zero value
                 target = zero
             else:
-                ins = [x for x in ins if x not in (unit, zero_neg)]
+                in_set.discard(unit)
+                in_set.discard(zero_neg)
+                ins = sorted(in_set)
                 target = -1
                 if not ins:
                     target = unit
                 elif len(ins) == 1 and (ins[0] >> 1) != n:
                     target = ins[0]
-                elif any((x ^ 1) in ins for x in ins):
+                elif any((x ^ 1) in in_set for x in ins):
                     target = zero  # a AND not a / a OR not a
             if target < 0:
                 key = (kind, tuple(ins))
@@ -355,6 +359,30 @@ def _simplify(b: _Builder) -> Callable[[int], int]:
         if n not in alias and b.kind[n] != KIND_INPUT:
             b.ins[n] = [resolve(x) for x in b.ins[n]]
     return resolve
+
+
+def _postorder(b: _Builder) -> list[int]:
+    """Every gate after its inputs (cycles broken anywhere); iterative depth-first search."""
+    seen = bytearray(len(b.kind))
+    out: list[int] = []
+    for root in range(2, len(b.kind)):
+        if seen[root]:
+            continue
+        seen[root] = 1
+        stack = [(root, 0)]
+        while stack:
+            n, i = stack.pop()
+            ins = b.ins[n]
+            while i < len(ins) and seen[ins[i] >> 1]:
+                i += 1
+            if i < len(ins):
+                m = ins[i] >> 1
+                seen[m] = 1
+                stack.append((n, i + 1))
+                stack.append((m, 0))
+            else:
+                out.append(n)
+    return [n for n in out if n >= 2]
 
 
 def _is(t: Term, name: str, n: int) -> bool:

@@ -8,7 +8,7 @@ import random
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ggpkit.gdl.kif import parse_rules, parse_term
@@ -253,6 +253,8 @@ def _both_kernels(
 
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(min_value=0, max_value=2**64 - 1), count=st.integers(1, 70))
+@example(seed=2**63, count=1)
+@example(seed=2**64 - 1, count=65)
 def test_kernels_replay_exactly_on_the_recursive_graph_game(seed: int, count: int) -> None:
     r = PropnetReasoner.from_rules(parse_rules(GRAPH))
     expected = _replay(r, r.initial(), count, seed)
