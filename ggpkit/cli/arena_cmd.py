@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -12,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ggpkit.agents.arena import ArenaResult, run_arena
+from ggpkit.agents.arena import MatchRecord as ArenaMatch
 from ggpkit.agents.specs import SpecError, describe_agents
 from ggpkit.cli.app import app
 
@@ -35,12 +38,24 @@ def arena_command(
         float | None, typer.Option("--time", min=0.001, help="Seconds per move for every agent.")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    db: Annotated[
+        Path | None,
+        typer.Option(
+            help="Match database to store every match in (default: $GGPKIT_DB or ~/.local/share)."
+        ),
+    ] = None,
+    store: Annotated[
+        bool, typer.Option("--store/--no-store", help="Keep every match in the match store.")
+    ] = True,
 ) -> None:
     """Run the arena and print the table (or JSON)."""
     err = Console(stderr=True)
+    keep = _keeper(game, db) if store else None
     try:
         if as_json or not sys.stderr.isatty():
-            result = run_arena(game, agents, matches, seed=seed, jobs=jobs, time_limit=time)
+            result = run_arena(
+                game, agents, matches, seed=seed, jobs=jobs, time_limit=time, on_match_done=keep
+            )
         else:
             columns = (
                 TextColumn("[bold]{task.description}"),
@@ -58,6 +73,7 @@ def arena_command(
                     jobs=jobs,
                     time_limit=time,
                     progress=lambda done, _total: bar.update(task, completed=done),
+                    on_match_done=keep,
                 )
     except SpecError as e:
         err.print(f"ggpkit: error: {e}", markup=False, highlight=False)
@@ -66,6 +82,24 @@ def arena_command(
         print(json.dumps(result.to_json(), indent=2))
     else:
         Console().print(_table(result))
+
+
+def _keeper(game: str, db: Path | None) -> Callable[[ArenaMatch], None]:
+    """A hook that writes each finished arena match to the match store as it arrives."""
+    from ggpkit.games.registry import load
+    from ggpkit.match.records import new_match_id
+    from ggpkit.match.replay import record_from_arena
+    from ggpkit.store.sqlite import MatchStore, default_db_path
+
+    path = db or default_db_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    match_store = MatchStore(path)
+    game_obj = load(game)
+
+    def keep(record: ArenaMatch) -> None:
+        match_store.save(record_from_arena(record, game_obj, new_match_id(f"arena-{record.game}")))
+
+    return keep
 
 
 def _table(result: ArenaResult) -> Table:
