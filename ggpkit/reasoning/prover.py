@@ -280,10 +280,12 @@ def _compile_rule(head: Term, body: Sequence[Term], text: str) -> _CRule:
 def _plan(cr: _CRule, sizes: Sequence[float], prebound: set[int]) -> tuple[_Step, ...]:
     """A join order for the current relation sizes: greedily the cheapest literal next.
 
-    The cost of a literal is the (estimated) size of its relation divided by 16 for
-    every argument already ground (an index lookup or a narrower demand), -1 when it
-    is fully bound (a membership test). Checks (negation, distinct) run as soon as
-    their variables are bound. ``prebound`` are the slots bound by the head (a query).
+    The cost of a materialised literal is the size of its relation divided by 16 for
+    every argument already ground (an index lookup); a literal answered per call
+    (size given as -1) costs 16 per argument still unknown, so calls are made with
+    as many arguments bound as possible; -1 when it is fully bound (a membership test).
+    Checks (negation, distinct) run as soon as their variables are bound. ``prebound``
+    are the slots bound by the head (a query).
     """
     steps: list[_Step] = []
     bound: set[int] = set(prebound)
@@ -307,6 +309,8 @@ def _plan(cr: _CRule, sizes: Sequence[float], prebound: set[int]) -> tuple[_Step
             ground = 0
             if type(pat) is tuple:
                 ground = sum(1 for arg in pat[1:] if _slots_of(arg) <= bound)
+            if sizes[i] < 0:  # answered per call: the fewer unknowns, the smaller the call
+                return 16.0 ** (len(pat) - 1 - ground) if type(pat) is tuple else 0.0
             return sizes[i] / (16.0**ground)
 
         best = min(remaining, key=cost)
@@ -427,6 +431,7 @@ class _Program:
         for rel in self.rules_by_rel:
             if not self.recursive[self.comp_of[rel]]:
                 self.demand.add(rel)
+        self.recursive_rels = set(self.rules_by_rel) - self.demand
 
     def level_of(self, rel: str) -> int:
         comp = self.comp_of.get(rel)
@@ -434,7 +439,6 @@ class _Program:
 
 
 _ALL_ARGS = [tuple(range(1, n)) for n in range(64)]  # argument positions of an n-tuple atom
-_DEMAND_SIZE = 1000.0  # planning estimate for a relation that is computed on demand
 _Key = tuple[str, tuple[int, ...], tuple[Any, ...]]
 
 
@@ -448,7 +452,7 @@ class _Db:
     so a 7-argument helper relation is only computed for the arguments a rule asks.
     """
 
-    __slots__ = ("level", "memo", "owners", "parent", "prog", "rels")
+    __slots__ = ("level", "memo", "owners", "parent", "prog", "rels", "tabling")
 
     def __init__(self, prog: _Program, parent: _Db | None, level: int) -> None:
         self.prog = prog
@@ -457,6 +461,7 @@ class _Db:
         self.rels: dict[str, _Rel] = {}
         self.memo: dict[_Key, set[Any]] = {}
         self.owners: dict[str, _Db] = {}
+        self.tabling: dict[int, dict[_Key, set[Any]]] = {}
 
     def _owner(self, rel: str) -> _Db:
         """The context that holds ``rel`` (this one or an ancestor), by its level."""
@@ -506,7 +511,12 @@ class _Db:
         found = self.memo.get(mk)
         if found is not None:
             return found
-        if rel not in self.prog.demand:
+        prog = self.prog
+        if rel not in prog.demand:
+            if positions and rel in prog.recursive_rels:
+                db = self._owner(rel)
+                if rel not in db.rels:
+                    return db._tabled(rel, positions, key)
             facts = self.get(rel)
             return facts.lookup(_positions_spec(positions), key) if positions else facts.facts
         db = self._owner(rel)
@@ -515,19 +525,65 @@ class _Db:
         full = self.rels.get(rel)
         if full is not None:
             return full.lookup(_positions_spec(positions), key) if positions else full.facts
+        result = self._answers(rel, positions, key)
+        self.memo[mk] = result
+        return result
+
+    def _answers(self, rel: str, positions: tuple[int, ...], key: tuple[Any, ...]) -> set[Any]:
+        """Answers of one call from the rules and the ground facts of ``rel``."""
         out: list[Any] = []
-        for cr in self.prog.rules_by_rel[rel]:
+        for cr in self.prog.rules_by_rel.get(rel, ()):
             self._eval(cr, None, None, out, positions, key)
         base = self.prog.base.get(rel)
         if base is not None:
             out.extend(base.lookup(_positions_spec(positions), key) if positions else base.facts)
-        result = set(out)
-        self.memo[mk] = result
-        return result
+        return set(out)
+
+    def _tabled(self, rel: str, positions: tuple[int, ...], key: tuple[Any, ...]) -> Iterable[Any]:
+        """A call with bound arguments to a relation defined inside a recursion.
+
+        Top-down with tabling, evaluated to a fixpoint: every call met while answering
+        (``count_loop inner ne 0 0 ?w ?b`` asks ``count_loop`` of the next pit, ...) is
+        answered again, round after round, until no call gains an answer and no new
+        call appears. Only the calls reachable from the query are computed, where the
+        bottom-up alternative would derive every instance of the relation.
+        """
+        call = (rel, positions, key)
+        comp = self.prog.comp_of[rel]
+        table = self.tabling.get(comp)
+        if table is not None:  # inside the fixpoint of this component: current answers
+            if call not in table:
+                table[call] = set()
+            return list(table[call])
+        table = {call: set()}
+        self.tabling[comp] = table
+        try:
+            changed = True
+            while changed:
+                changed = False
+                calls = len(table)
+                for c in list(table):
+                    answers = self._answers(*c)
+                    if len(answers) != len(table[c]):
+                        table[c] = answers
+                        changed = True
+                if len(table) != calls:
+                    changed = True
+        finally:
+            del self.tabling[comp]
+        self.memo.update(table)
+        return table[call]
+
+    def _lazy(self, rel: str) -> bool:
+        """True for a relation answered per call (not yet materialised as a whole)."""
+        prog = self.prog
+        if rel in prog.demand:
+            return True
+        return rel in prog.recursive_rels and rel not in self._owner(rel).rels
 
     def holds(self, rel: str, value: Any) -> bool:
         """True when the ground atom ``value`` of ``rel`` holds."""
-        if rel not in self.prog.demand:
+        if not self._lazy(rel):
             return value in self.get(rel).facts
         if type(value) is not tuple:
             return bool(self.query(rel, (), ()))
@@ -588,14 +644,14 @@ class _Db:
                 if not _match(head[p], v, env, trail):
                     return
                 prebound |= _slots_of(head[p])
-        prog = self.prog
         sizes: list[float] = []
+        lazy = [self._lazy(rel) for rel, _ in cr.pos_lits]
         for i, (rel, _) in enumerate(cr.pos_lits):
             if i == delta_step:
                 assert delta is not None
                 sizes.append(float(len(delta.facts)))
-            elif rel in prog.demand and rel not in self.rels:
-                sizes.append(_DEMAND_SIZE)
+            elif lazy[i]:
+                sizes.append(-1.0)
             else:
                 sizes.append(float(len(self.get(rel).facts)))
         plan_key = (delta_step, positions, tuple(int(n).bit_length() for n in sizes))
@@ -611,7 +667,7 @@ class _Db:
                 kind = st.kind
                 if kind == "pos":
                     index = st.index
-                    if st.rel in prog.demand and st.lit != delta_step:
+                    if lazy[st.lit] and st.lit != delta_step:
                         positions, kpats = st.demand
                         cands: Iterable[Any] = self.query(st.rel, positions, _subst_all(kpats, env))
                     else:

@@ -192,3 +192,64 @@ def test_recursion_equals_a_plain_transitive_closure(edges: set[tuple[int, int]]
     state = p.state_from_facts(facts)
     moves = {str(m) for m in p.legal(state, 0)} - {"none"}
     assert moves == {f"(at {a} {b})" for a, b in _closure(edges)}
+
+
+ROOTED = """
+(role r)
+(<= (path ?a ?b) (true (e ?a ?b)))
+(<= (path ?a ?c) (true (e ?a ?b)) (path ?b ?c))
+(<= (legal r (to ?b)) (true (start ?a)) (path ?a ?b))
+(<= (legal r none) (role r))
+(<= terminal (role r))
+(goal r 0)
+"""
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sets(st.tuples(st.integers(0, 6), st.integers(0, 6)), max_size=14), st.integers(0, 6))
+def test_recursion_called_with_a_bound_argument_is_complete(
+    edges: set[tuple[int, int]], start: int
+) -> None:
+    # path is asked with its first argument bound: answered top-down with tabling.
+    p = prover(ROOTED)
+    facts: list[Term] = [func("e", a, b) for a, b in edges] + [func("start", start)]
+    state = p.state_from_facts(facts)
+    moves = {str(m) for m in p.legal(state, 0)} - {"none"}
+    assert moves == {f"(to {b})" for a, b in _closure(edges) if a == start}
+
+
+# An accumulator recursion (as in merrills' piece count): count the marked cells along a
+# chain of cells, carrying the running total in an argument.
+COUNT = """
+(role r)
+(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4)
+(nextcell c1 c2) (nextcell c2 c3) (nextcell c3 c4) (nextcell c4 end)
+(<= (count_from end ?n ?n) (succ ?n ?any))
+(<= (count_from end 4 4) (succ 3 4))
+(<= (count_from ?c ?acc ?total) (true (marked ?c)) (succ ?acc ?acc1) (nextcell ?c ?d)
+    (count_from ?d ?acc1 ?total))
+(<= (count_from ?c ?acc ?total) (cell ?c) (not (true (marked ?c))) (succ ?acc ?any)
+    (nextcell ?c ?d) (count_from ?d ?acc ?total))
+(<= (count_from ?c 4 ?total) (cell ?c) (not (true (marked ?c))) (nextcell ?c ?d)
+    (count_from ?d 4 ?total))
+(cell c1) (cell c2) (cell c3) (cell c4)
+(<= (total ?n) (count_from c1 0 ?n))
+(<= (legal r (mark ?c)) (cell ?c) (not (true (marked ?c))))
+(<= (legal r done) (role r))
+(<= (next (marked ?c)) (does r (mark ?c)))
+(<= (next (marked ?c)) (true (marked ?c)))
+(<= terminal (total 3))
+(<= (goal r ?n) (total ?n))
+"""
+
+
+def test_accumulator_recursion_counts_the_state() -> None:
+    p = prover(COUNT)
+    s = p.initial()
+    assert p.goal(s, 0) == 0
+    for cell, expected in (("c3", 1), ("c1", 2)):
+        s = p.next(s, [func("mark", cell)])
+        assert p.goal(s, 0) == expected
+        assert not p.terminal(s)
+    s = p.next(s, [func("mark", "c4")])
+    assert p.goal(s, 0) == 3 and p.terminal(s)
