@@ -11,8 +11,11 @@ How it works, and why this way:
   ``does``), *state* (``true`` but not ``does``) and *move* (``does``). Static
   relations are computed once; state relations once per state (cached); move
   relations once per joint move.
-* Relations defined inside a recursion are computed bottom-up, a strongly
-  connected component of the relation graph at a time, semi-naive. Every other
+* Relations defined inside a recursion are computed bottom-up (a strongly
+  connected component of the relation graph at a time, semi-naive) when asked
+  as a whole, and top-down with tabling when asked with bound arguments (an
+  accumulator recursion such as a piece count would otherwise derive every
+  partial count of every cell). Ground facts are indexed tables. Every other
   derived relation is answered on demand for the arguments a rule body asks
   (top-down, memoised per context): materialising all of a 7-argument helper of
   chess (``threatened_with_capture``) would take minutes, asking it for the
