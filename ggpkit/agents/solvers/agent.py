@@ -91,7 +91,7 @@ class SolverAgent(Agent):
             peg = peg_solver()
             return lambda g, s, r: peg.best_move(g, s)
         if kind == BREAKTHROUGH:
-            bt = BreakthroughSolver(table_bits=22)
+            bt = BreakthroughSolver(table_bits=24)
             return lambda g, s, r: bt.best_move(g, s)
         generic = GenericSolver(game, self.node_limit)
         return lambda g, s, r: generic.best_moves(s, r)[0]
