@@ -15,6 +15,11 @@ bounds and best moves across depths and across the moves of a match; moves are
 ordered TT move first, then by the evaluation's priority (captures, jumps), then by
 a history score. Pending captures (the evaluation's ``noisy``) are searched past the
 horizon (quiescence), with standing pat unless captures are compulsory.
+
+Native pawn checkers (and its barrel variant) is searched instead by the compiled
+bitboard search of :mod:`ggpkit.agents.checkers_search`, hundreds of times faster
+than going through terms; the move it finds is mapped back to the game's own legal
+move term.
 """
 
 from __future__ import annotations
@@ -25,8 +30,10 @@ from collections.abc import Hashable
 from typing import Any
 
 from ggpkit.agents.base import Agent, Limit
+from ggpkit.agents.checkers_search import CheckersSearch
 from ggpkit.agents.evaluation import Evaluation, evaluation_for
 from ggpkit.games.api import Game, GameError
+from ggpkit.games.checkers import CheckersState, PawnCheckers
 from ggpkit.gdl.terms import Term
 
 DEFAULT_LIMIT = Limit(time=1.0)
@@ -38,6 +45,8 @@ _PROVEN = 100.0
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 _MAX_QUIESCENCE = 8
 _TT_MAX = 2_000_000
+_CHECKERS_MARGIN = 0.03
+"""Seconds kept back from a time limit for the Python around the compiled checkers search."""
 
 
 class AlphaBetaError(GameError):
@@ -53,15 +62,26 @@ class AlphaBetaAgent(Agent):
 
     name = "alphabeta"
 
-    def __init__(self, limit: Limit | None = None, seed: int | None = None) -> None:
+    def __init__(
+        self,
+        limit: Limit | None = None,
+        seed: int | None = None,
+        *,
+        compiled: bool = True,
+        evaluation: Evaluation | None = None,
+    ) -> None:
+        """``compiled=False`` and ``evaluation`` force the generic search (tests compare them)."""
         self.limit = limit or Limit()
         self.seed = seed
+        self.compiled = compiled
+        self.evaluation = evaluation
         self._game: Game[Any] | None = None
         self._eval: Evaluation = Evaluation()
         self._tt: dict[Hashable, tuple[int, float, int, Term | None]] = {}
         self._history: dict[Term, int] = {}
         self._deadline = math.inf
         self._nodes = 0
+        self._checkers: CheckersSearch | None = None
         self.last_depth = 0
         """Deepest completed depth of the last :meth:`select` (for tests and benchmarks)."""
         self.last_value = 0.0
@@ -77,6 +97,7 @@ class AlphaBetaAgent(Agent):
         self._game = None
         self._tt = {}
         self._history = {}
+        self._checkers = None
 
     def _setup(self, game: Game[Any]) -> None:
         if len(game.roles) != 2 or not game.info.turn_taking:
@@ -86,7 +107,11 @@ class AlphaBetaAgent(Agent):
             )
         self.stop()
         self._game = game
-        self._eval = evaluation_for(game)
+        self._eval = self.evaluation or evaluation_for(game)
+        if self.compiled and isinstance(game, PawnCheckers):
+            self._checkers = CheckersSearch(game.wrap)
+            # one shallow search loads (or compiles) the kernels before the clock runs
+            self._checkers.search(game.initial_state(), None, 2)
 
     # ---- the search ----------------------------------------------------------------
 
@@ -109,6 +134,8 @@ class AlphaBetaAgent(Agent):
         self.last_depth = 0
         if len(legal) == 1:
             return best
+        if self._checkers is not None and isinstance(state, CheckersState):
+            return self._select_checkers(state, legal, limit, started)
         max_depth = limit.depth if limit.depth is not None else 200
         for depth in range(1, max_depth + 1):
             try:
@@ -122,6 +149,25 @@ class AlphaBetaAgent(Agent):
             if abs(value) >= _PROVEN:  # a proven win or loss: deeper search changes nothing
                 break
         return best
+
+    def _select_checkers(
+        self, state: CheckersState, legal: list[Term], limit: Limit, started: float
+    ) -> Term:
+        """The compiled search's move, as the game's own legal term."""
+        assert self._checkers is not None
+        seconds = None
+        if limit.time is not None:
+            seconds = max(0.0, limit.time - _CHECKERS_MARGIN - (time.perf_counter() - started))
+        result = self._checkers.search(state, seconds, limit.depth)
+        self.last_depth = result.depth
+        self.last_value = result.value / 1000.0
+        if result.frm < 0:
+            return legal[0]
+        wanted = (result.frm % 8 + 1, result.frm // 8 + 1, result.to % 8 + 1, result.to // 8 + 1)
+        for move in legal:
+            if tuple(int(a.name) for a in getattr(move, "args", ())) == wanted:
+                return move
+        raise AlphaBetaError(f"compiled checkers search chose {wanted}, not a legal move")
 
     def _root(self, game: Game[Any], state: Hashable, me: int, depth: int) -> tuple[float, Term]:
         moves = self._ordered(game, state, me, self._legal(game, state, me))
