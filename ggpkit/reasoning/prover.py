@@ -13,11 +13,13 @@ How it works, and why this way:
   relations once per joint move.
 * Relations defined inside a recursion are computed bottom-up (a strongly
   connected component of the relation graph at a time, semi-naive) when asked
-  as a whole, and top-down with tabling when asked with bound arguments (an
-  accumulator recursion such as a piece count would otherwise derive every
-  partial count of every cell). Ground facts are indexed tables. Every other
-  derived relation is answered on demand for the arguments a rule body asks
-  (top-down, memoised per context): materialising all of a 7-argument helper of
+  as a whole or when static, and top-down with tabling when they depend on the
+  state and are asked with bound arguments (an accumulator recursion such as a
+  piece count would otherwise derive every partial count of every cell).
+* Static relations (ground facts and rules that do not depend on the state)
+  are materialised once per game as indexed tables. Every other derived
+  relation is answered on demand for the arguments a rule body asks (top-down,
+  memoised per context): materialising all of a 7-argument helper of
   chess (``threatened_with_capture``) would take minutes, asking it for the
   cells that matter takes milliseconds. Nothing is computed before a query
   needs it (``terminal`` does not pull in ``goal``).
@@ -425,16 +427,25 @@ class _Program:
                 lvl = max(lvl, self.level[d])
             self.level.append(lvl)
 
-        # Relations answered on demand (top-down with memoisation): those defined by rules
-        # outside any recursion. Recursive components are materialised bottom-up.
+        # Relations answered on demand (top-down with memoisation): those that depend on
+        # the state, defined outside any recursion. Static relations are materialised
+        # once per game, recursive components bottom-up (or tabled, below).
         self.demand: set[str] = set()
         self.rules_by_rel: dict[str, list[_CRule]] = {}
         for cr in crules:
             self.rules_by_rel.setdefault(cr.head_rel, []).append(cr)
         for rel in self.rules_by_rel:
-            if not self.recursive[self.comp_of[rel]]:
+            c = self.comp_of[rel]
+            if not self.recursive[c] and self.level[c] != _STATIC:
                 self.demand.add(rel)
-        self.recursive_rels = set(self.rules_by_rel) - self.demand
+        # Recursive relations asked with bound arguments are tabled, except static ones:
+        # those are computed once for the whole game, so materialising them (and then
+        # answering every call by an index lookup) is cheaper than many small fixpoints.
+        self.tabled = {
+            r
+            for r in set(self.rules_by_rel) - self.demand
+            if self.level[self.comp_of[r]] != _STATIC
+        }
 
     def level_of(self, rel: str) -> int:
         comp = self.comp_of.get(rel)
@@ -443,6 +454,7 @@ class _Program:
 
 _ALL_ARGS = [tuple(range(1, n)) for n in range(64)]  # argument positions of an n-tuple atom
 _Key = tuple[str, tuple[int, ...], tuple[Any, ...]]
+_TABLE_LIMIT = 256  # tabled calls per component and context before materialising it
 
 
 class _Db:
@@ -455,7 +467,7 @@ class _Db:
     so a 7-argument helper relation is only computed for the arguments a rule asks.
     """
 
-    __slots__ = ("level", "memo", "owners", "parent", "prog", "rels", "tabling")
+    __slots__ = ("level", "memo", "owners", "parent", "prog", "rels", "table_calls", "tabling")
 
     def __init__(self, prog: _Program, parent: _Db | None, level: int) -> None:
         self.prog = prog
@@ -465,6 +477,7 @@ class _Db:
         self.memo: dict[_Key, set[Any]] = {}
         self.owners: dict[str, _Db] = {}
         self.tabling: dict[int, dict[_Key, set[Any]]] = {}
+        self.table_calls: dict[int, int] = {}
 
     def _owner(self, rel: str) -> _Db:
         """The context that holds ``rel`` (this one or an ancestor), by its level."""
@@ -516,7 +529,7 @@ class _Db:
             return found
         prog = self.prog
         if rel not in prog.demand:
-            if positions and rel in prog.recursive_rels:
+            if positions and rel in prog.tabled:
                 db = self._owner(rel)
                 if rel not in db.rels:
                     return db._tabled(rel, positions, key)
@@ -549,7 +562,9 @@ class _Db:
         (``count_loop inner ne 0 0 ?w ?b`` asks ``count_loop`` of the next pit, ...) is
         answered again, round after round, until no call gains an answer and no new
         call appears. Only the calls reachable from the query are computed, where the
-        bottom-up alternative would derive every instance of the relation.
+        bottom-up alternative would derive every instance of the relation. When a
+        context has made more than ``_TABLE_LIMIT`` calls to a component, it is
+        materialised bottom-up instead (many small fixpoints cost more than one big one).
         """
         call = (rel, positions, key)
         comp = self.prog.comp_of[rel]
@@ -558,31 +573,37 @@ class _Db:
             if call not in table:
                 table[call] = set()
             return list(table[call])
-        table = {call: set()}
-        self.tabling[comp] = table
-        try:
-            changed = True
-            while changed:
-                changed = False
-                calls = len(table)
-                for c in list(table):
-                    answers = self._answers(*c)
-                    if len(answers) != len(table[c]):
-                        table[c] = answers
+        spent = self.table_calls.get(comp, 0)
+        if spent <= _TABLE_LIMIT:
+            table = {call: set()}
+            self.tabling[comp] = table
+            try:
+                changed = True
+                while changed and spent + len(table) <= _TABLE_LIMIT:
+                    changed = False
+                    calls = len(table)
+                    for c in list(table):
+                        answers = self._answers(*c)
+                        if len(answers) != len(table[c]):
+                            table[c] = answers
+                            changed = True
+                    if len(table) != calls:
                         changed = True
-                if len(table) != calls:
-                    changed = True
-        finally:
-            del self.tabling[comp]
-        self.memo.update(table)
-        return table[call]
+            finally:
+                del self.tabling[comp]
+            self.table_calls[comp] = spent + len(table)
+            if not changed:
+                self.memo.update(table)
+                return table[call]
+        # Too many calls in this context: the whole component bottom-up is cheaper now.
+        return self.get(rel).lookup(_positions_spec(positions), key)
 
     def _lazy(self, rel: str) -> bool:
         """True for a relation answered per call (not yet materialised as a whole)."""
         prog = self.prog
         if rel in prog.demand:
             return True
-        return rel in prog.recursive_rels and rel not in self._owner(rel).rels
+        return rel in prog.tabled and rel not in self._owner(rel).rels
 
     def holds(self, rel: str, value: Any) -> bool:
         """True when the ground atom ``value`` of ``rel`` holds."""

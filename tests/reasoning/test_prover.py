@@ -253,3 +253,18 @@ def test_accumulator_recursion_counts_the_state() -> None:
         assert not p.terminal(s)
     s = p.next(s, [func("mark", "c4")])
     assert p.goal(s, 0) == 3 and p.terminal(s)
+
+
+def test_tabling_falls_back_to_bottom_up_with_the_same_answers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ggpkit.reasoning import prover as prover_module
+
+    edges = {(0, 1), (1, 2), (2, 0), (3, 4), (2, 5)}
+    facts: list[Term] = [func("e", a, b) for a, b in edges] + [func("start", 1)]
+    expected = {f"(to {b})" for a, b in _closure(edges) if a == 1}
+    for limit in (256, 0):
+        monkeypatch.setattr(prover_module, "_TABLE_LIMIT", limit)
+        p = prover(ROOTED)
+        moves = {str(m) for m in p.legal(p.state_from_facts(facts), 0)} - {"none"}
+        assert moves == expected
