@@ -393,10 +393,11 @@ def _peg_hint(session: Session) -> dict[str, Any]:
 
 @cache
 def _peg_solver() -> Any:
-    """One exact peg solver per server; its table of solved positions is kept between hints."""
-    from ggpkit.agents.solvers.peg_solver import PegSolver
+    """One exact peg solver per server (on the built table when there is one, see
+    ``ggpkit solve peg --build-table``); its memo of solved positions is kept between hints."""
+    from ggpkit.agents.solvers.agent import peg_solver
 
-    return PegSolver()
+    return peg_solver()
 
 
 def _restore_sessions(st: AppState) -> None:
