@@ -41,8 +41,12 @@ def corpus_command(
         int, typer.Option("--matches", "-n", min=1, help="Random matches per game.")
     ] = 1,
     reasoner: Annotated[
-        str, typer.Option(help="Reasoner: prover (reference), propnet or auto.")
-    ] = "prover",
+        str,
+        typer.Option(
+            help="Reasoner: auto (propnet where grounding succeeds, as ggpkit.load), "
+            "prover (the reference) or propnet."
+        ),
+    ] = "auto",
     seed: Annotated[int, typer.Option(help="Seed of the random matches.")] = 0,
     only: Annotated[
         str | None, typer.Option("--only", help="Comma-separated game names to run (no .kif).")
