@@ -242,6 +242,11 @@ class Game(ABC, Generic[S]):
                 continue
             others = self._legal(state, i)
             if len(others) != 1:
+                own = self._legal(state, mover_index)
+                if len(own) == 1 and self.to_move(state) == r:
+                    raise IllegalMoveError(
+                        move, mover, f"it is {r}'s turn: {mover} may only play {own[0]}"
+                    )
                 raise IllegalMoveError(
                     move, mover, f"{r} also has a choice here; give a full joint move to next_state"
                 )
