@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 
 import pytest
 from hypothesis import given, settings
@@ -14,45 +14,11 @@ from ggpkit.agents.base import Limit
 from ggpkit.agents.human import HumanAgent, QuitGame, ShortNotation
 from ggpkit.agents.random_agent import RandomAgent
 from ggpkit.agents.specs import make_agent
-from ggpkit.games.api import Game, GameInfo
 from ggpkit.games.peg import PegGame
 from ggpkit.gdl.kif import parse_term
-from ggpkit.gdl.terms import Func, Term, const, func
+from ggpkit.gdl.terms import func
 
-
-class Race(Game[tuple[int, int]]):
-    """Two roles add 1 or 2 in turn; whoever reaches 4 first wins (no short notation)."""
-
-    name = "race"
-    description = "add 1 or 2; reach 4 first"
-    roles = ("first", "second")
-    info = GameInfo(turn_taking=True, zero_sum=True)
-
-    def initial_state(self) -> tuple[int, int]:
-        return (0, 0)
-
-    def _legal(self, state: tuple[int, int], role_index: int) -> list[Term]:
-        if role_index != state[1]:
-            return [const("noop")]
-        return [func("add", 1), func("add", 2)]
-
-    def _next(self, state: tuple[int, int], moves: Sequence[Term]) -> tuple[int, int]:
-        move = moves[state[1]]
-        assert isinstance(move, Func)
-        return (state[0] + int(str(move.args[0])), 1 - state[1])
-
-    def is_terminal(self, state: tuple[int, int]) -> bool:
-        return state[0] >= 4
-
-    def goals(self, state: tuple[int, int]) -> dict[str, int]:
-        if state[0] < 4:
-            return {"first": 50, "second": 50}
-        winner = 1 - state[1]
-        return {r: 100 if i == winner else 0 for i, r in enumerate(self.roles)}
-
-    def facts(self, state: tuple[int, int]) -> frozenset[Term]:
-        return frozenset({func("total", state[0]), func("control", self.roles[state[1]])})
-
+from .toy_games import Race
 
 PEG = PegGame()
 START = PEG.initial_state()

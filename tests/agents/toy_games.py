@@ -8,6 +8,8 @@ Each is small enough to solve by hand or by brute force in a test:
   a hidden combination, 100 only for the whole combination (a single-player search test).
 * :class:`Pennies`: matching pennies played ``rounds`` times at once (a simultaneous game).
 * :class:`Dilemma`: a one-shot prisoner's dilemma (simultaneous and general-sum).
+* :class:`Race`: two roles add 1 or 2 in turn to reach 4 first; no short notation, so the
+  human agent and ``ggpkit play`` see only what the generic game API offers.
 """
 
 from __future__ import annotations
@@ -214,3 +216,37 @@ class Dilemma(Game[tuple[str, ...]]):
 
 
 __all__ = ["NOOP", "Combination", "Const", "Dilemma", "Nim", "Pennies", "TicTacToe"]
+
+
+class Race(Game[tuple[int, int]]):
+    """Two roles add 1 or 2 in turn; whoever reaches 4 first wins (no short notation)."""
+
+    name = "race"
+    description = "add 1 or 2; reach 4 first"
+    roles = ("first", "second")
+    info = GameInfo(turn_taking=True, zero_sum=True)
+
+    def initial_state(self) -> tuple[int, int]:
+        return (0, 0)
+
+    def _legal(self, state: tuple[int, int], role_index: int) -> list[Term]:
+        if role_index != state[1]:
+            return [NOOP]
+        return [func("add", 1), func("add", 2)]
+
+    def _next(self, state: tuple[int, int], moves: Sequence[Term]) -> tuple[int, int]:
+        move = moves[state[1]]
+        assert isinstance(move, Func)
+        return (state[0] + int(str(move.args[0])), 1 - state[1])
+
+    def is_terminal(self, state: tuple[int, int]) -> bool:
+        return state[0] >= 4
+
+    def goals(self, state: tuple[int, int]) -> dict[str, int]:
+        if state[0] < 4:
+            return {"first": 50, "second": 50}
+        winner = 1 - state[1]
+        return {r: 100 if i == winner else 0 for i, r in enumerate(self.roles)}
+
+    def facts(self, state: tuple[int, int]) -> frozenset[Term]:
+        return frozenset({func("total", state[0]), func("control", self.roles[state[1]])})

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Sequence
 
 import pytest
+from agents.toy_games import Race  # tests/ is the import root (no tests/__init__.py)
 from rich.console import Console
 from typer.testing import CliRunner
 
@@ -14,10 +14,8 @@ from ggpkit.agents.human import HumanAgent
 from ggpkit.agents.random_agent import RandomAgent
 from ggpkit.cli import _load_commands, app
 from ggpkit.cli.play_cmd import play_match
-from ggpkit.games.api import Game, GameInfo
 from ggpkit.games.peg import PegGame
 from ggpkit.games.registry import rules_path
-from ggpkit.gdl.terms import Func, Term, const, func
 
 _load_commands()
 RUNNER = CliRunner()
@@ -80,40 +78,6 @@ def test_user_errors_are_one_line() -> None:
     bad_agent = RUNNER.invoke(app, ["play", "breakthrough-holes", "--opponent", "wizard"])
     assert bad_agent.exit_code == 2
     assert "unknown agent 'wizard'" in bad_agent.output
-
-
-class Race(Game[tuple[int, int]]):
-    """Two roles add 1 or 2 in turn; whoever reaches 4 first wins."""
-
-    name = "race"
-    description = "add 1 or 2; reach 4 first"
-    roles = ("first", "second")
-    info = GameInfo(turn_taking=True, zero_sum=True)
-
-    def initial_state(self) -> tuple[int, int]:
-        return (0, 0)
-
-    def _legal(self, state: tuple[int, int], role_index: int) -> list[Term]:
-        if role_index != state[1]:
-            return [const("noop")]
-        return [func("add", 1), func("add", 2)]
-
-    def _next(self, state: tuple[int, int], moves: Sequence[Term]) -> tuple[int, int]:
-        move = moves[state[1]]
-        assert isinstance(move, Func)
-        return (state[0] + int(str(move.args[0])), 1 - state[1])
-
-    def is_terminal(self, state: tuple[int, int]) -> bool:
-        return state[0] >= 4
-
-    def goals(self, state: tuple[int, int]) -> dict[str, int]:
-        if state[0] < 4:
-            return {"first": 50, "second": 50}
-        winner = 1 - state[1]
-        return {r: 100 if i == winner else 0 for i, r in enumerate(self.roles)}
-
-    def facts(self, state: tuple[int, int]) -> frozenset[Term]:
-        return frozenset({func("total", state[0]), func("control", self.roles[state[1]])})
 
 
 def test_match_loop_is_generic_and_asks_only_on_real_turns() -> None:
