@@ -12,18 +12,9 @@ the jumps. 100 is the highest goal there is, so a node stops at the first child
 worth 100; everywhere else it sees all children. Every value it stores is
 therefore exact, and a table filled by one query serves the next.
 
-Board layout (the same as ``PegState.board`` of the native engine, but read
-here only through ``game.facts``): bit ``row * 7 + col``, row a=0..g=6, column
-c1=0..c7=6::
-
-        c1 c2 c3 c4 c5 c6 c7
-    a         o  o  o
-    b         o  o  o
-    c   o  o  o  o  o  o  o
-    d   o  o  o  .  o  o  o
-    e   o  o  o  o  o  o  o
-    f         o  o  o
-    g         o  o  o
+Board layout: the one of :mod:`ggpkit.games.peg_kernels` (bit ``row * 7 + col``,
+row a=0..g=6, column c1=0..c7=6), whose geometry tables this module imports; the
+solver still reads a position only through ``game.facts``, so it needs no native state.
 
 A position's key is the smallest of its 8 symmetric images; an image is 7 table
 lookups (one per row byte), so a key costs 56 lookups.
@@ -39,34 +30,15 @@ import numpy as np
 
 from ggpkit.agents.solvers._jit import kernel
 from ggpkit.games.api import Game
+from ggpkit.games.peg import goal_of
+from ggpkit.games.peg_kernels import CENTER, COLUMNS, HOLES_LIST, ROWS, WIDTH
+from ggpkit.games.peg_kernels import JUMPS as GAME_JUMPS
 from ggpkit.gdl.terms import Const, Func, Term
 
-ROWS = "abcdefg"
-COLUMNS = tuple(f"c{i}" for i in range(1, 8))
-WIDTH = 7
-CENTER = 3 * WIDTH + 3
-
-
-def _on_cross(r: int, c: int) -> bool:
-    return 0 <= r < 7 and 0 <= c < 7 and (2 <= r <= 4 or 2 <= c <= 4)
-
-
-HOLES = tuple(r * WIDTH + c for r in range(7) for c in range(7) if _on_cross(r, c))
-START = sum(1 << i for i in HOLES) & ~(1 << CENTER)
-
-
-def _jumps() -> np.ndarray[Any, Any]:
-    """Every geometric jump as (src, mid, dst) bit indices."""
-    out = []
-    for i in HOLES:
-        r, c = divmod(i, WIDTH)
-        for dr, dc in ((0, 1), (0, -1), (1, 0), (-1, 0)):
-            if _on_cross(r + dr, c + dc) and _on_cross(r + 2 * dr, c + 2 * dc):
-                out.append((i, i + dr * WIDTH + dc, i + 2 * (dr * WIDTH + dc)))
-    return np.array(out, dtype=np.int64)
-
-
-JUMPS = _jumps()
+# The solver's kernels take the jump table as an (n, 3) int64 array: (src, mid, dst) bits,
+# in the order of the game's own table, so jump number j means the same move in both.
+HOLES: tuple[int, ...] = HOLES_LIST
+JUMPS = np.array(GAME_JUMPS, dtype=np.int64)
 
 
 def _transform(s: int, r: int, c: int) -> tuple[int, int]:
@@ -96,16 +68,6 @@ def _symmetry_tables() -> np.ndarray[Any, Any]:
 
 
 SYM_TABLES = _symmetry_tables()
-
-
-def goal_of(board: int) -> int:
-    """The jumper's goal for a board (rules.md section 1); defined for every board."""
-    n = board.bit_count()
-    if n == 1:
-        return 100 if board == 1 << CENTER else 99
-    if 2 <= n <= 10:
-        return 100 - 10 * (n - 1)
-    return 0
 
 
 # ---- compiled kernels ----------------------------------------------------------------

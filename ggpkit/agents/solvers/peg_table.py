@@ -33,12 +33,12 @@ import numpy as np
 from ggpkit.agents.solvers._jit import kernel
 from ggpkit.agents.solvers.peg_solver import (
     JUMPS,
-    START,
     SYM_TABLES,
     canon_key,
     gen_jumps,
     goal_kernel,
 )
+from ggpkit.games.peg_kernels import START
 
 TABLE_NAME = "peg-table-v1"
 POSITIONS = 23_475_688

@@ -13,13 +13,13 @@ from hypothesis import strategies as st
 import ggpkit
 from ggpkit.agents.solvers.peg_solver import (
     HOLES,
-    START,
     PegSolver,
     board_of_facts,
     goal_of,
 )
 from ggpkit.agents.solvers.peg_table import PegTable, build
 from ggpkit.games.peg import PegState
+from ggpkit.games.peg_kernels import START
 
 GAME: Any = ggpkit.load("peg")
 HOLE_NAMES = [f"{'abcdefg'[i // 7]} c{i % 7 + 1}" for i in HOLES]
