@@ -114,6 +114,18 @@ def gen_jumps(board: np.uint64, jumps: np.ndarray[Any, Any], out: np.ndarray[Any
 
 
 @kernel
+def after_jump(board: np.uint64, jumps: np.ndarray[Any, Any], j: int) -> np.uint64:
+    """The board after jump ``j`` of ``jumps`` (known legal): its source, middle and
+    destination bits all flip, so one xor plays it."""
+    one = np.uint64(1)
+    return board ^ (
+        (one << np.uint64(jumps[j, 0]))
+        | (one << np.uint64(jumps[j, 1]))
+        | (one << np.uint64(jumps[j, 2]))
+    )
+
+
+@kernel
 def _tt_find(keys: np.ndarray[Any, Any], key: np.uint64) -> int:
     """Slot of ``key`` in the open-addressing table, or of the empty slot where it would go."""
     mask = keys.shape[0] - 1
@@ -174,7 +186,6 @@ def _search(
     count = np.zeros(34, dtype=np.int64)
     nxt = np.zeros(34, dtype=np.int64)
     best = np.zeros(34, dtype=np.int64)
-    one = np.uint64(1)
     n0 = gen_jumps(root, jumps, moves[0])
     if n0 == 0:
         return goal_kernel(root)
@@ -188,11 +199,7 @@ def _search(
         if nxt[depth] < count[depth] and best[depth] < 100:
             j = moves[depth, nxt[depth]]
             nxt[depth] += 1
-            child = boards[depth] ^ (
-                (one << np.uint64(jumps[j, 0]))
-                | (one << np.uint64(jumps[j, 1]))
-                | (one << np.uint64(jumps[j, 2]))
-            )
+            child = after_jump(boards[depth], jumps, j)
             key = canon_key(child, tab)
             slot = _tt_find(keys, key)
             if keys[slot] == key:

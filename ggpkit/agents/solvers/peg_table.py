@@ -34,6 +34,7 @@ from ggpkit.agents.solvers._jit import kernel
 from ggpkit.agents.solvers.peg_solver import (
     JUMPS,
     SYM_TABLES,
+    after_jump,
     canon_key,
     gen_jumps,
     goal_kernel,
@@ -72,17 +73,12 @@ def _children(level: np.ndarray[Any, Any], jumps: np.ndarray[Any, Any], tab: Any
     out = np.empty(level.shape[0] * 12 + 64, dtype=np.uint64)
     n = 0
     mv = np.zeros(80, dtype=np.int64)
-    one = np.uint64(1)
     for i in range(level.shape[0]):
         b = level[i]
         k = gen_jumps(b, jumps, mv)
         for t in range(k):
             j = mv[t]
-            c = b ^ (
-                (one << np.uint64(jumps[j, 0]))
-                | (one << np.uint64(jumps[j, 1]))
-                | (one << np.uint64(jumps[j, 2]))
-            )
+            c = after_jump(b, jumps, j)
             if n >= out.shape[0]:
                 grown = np.empty(out.shape[0] * 2, dtype=np.uint64)
                 grown[:n] = out[:n]
@@ -104,7 +100,6 @@ def _level_values(
     """Values of one level from the level below; returns the number of children not found."""
     missing = 0
     mv = np.zeros(80, dtype=np.int64)
-    one = np.uint64(1)
     for i in range(level.shape[0]):
         b = level[i]
         k = gen_jumps(b, jumps, mv)
@@ -114,11 +109,7 @@ def _level_values(
         best = -1
         for t in range(k):
             j = mv[t]
-            c = b ^ (
-                (one << np.uint64(jumps[j, 0]))
-                | (one << np.uint64(jumps[j, 1]))
-                | (one << np.uint64(jumps[j, 2]))
-            )
+            c = after_jump(b, jumps, j)
             key = canon_key(c, tab)
             idx = np.searchsorted(lower_keys, key)
             if idx >= lower_keys.shape[0] or lower_keys[idx] != key:
