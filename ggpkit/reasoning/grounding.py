@@ -398,10 +398,17 @@ def ground(
     """Ground ``rules``; GroundingError when that takes over ``timeout`` s or too many atoms.
 
     With a timeout (and a POSIX ``fork``), clingo runs in a child process so a game
-    whose grounding never ends can be stopped; ``timeout=None`` grounds in-process.
+    whose grounding never ends can be stopped; ``timeout=None`` grounds in-process, and
+    so does a daemonic process, which cannot have children.
     """
     rules = list(rules)
-    if timeout is None or "fork" not in multiprocessing.get_all_start_methods():
+    if (
+        timeout is None
+        or "fork" not in multiprocessing.get_all_start_methods()
+        # A daemonic process (a pool worker, the corpus's per-game child) may not start
+        # children; its own parent bounds its time, so ground in-process there.
+        or multiprocessing.current_process().daemon
+    ):
         return _ground_in_process(rules, max_atoms)
     ctx = multiprocessing.get_context("fork")
     parent, child = ctx.Pipe(duplex=False)
