@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import cache
 from importlib import resources
@@ -249,20 +249,22 @@ def create_app(db_path: Path | str, games_dir: Path | str | None = None) -> Fast
     @app.post("/api/sessions/{session_id}/agent")
     async def agent_move(session_id: str) -> dict[str, Any]:
         """Let the agent(s) to move play one step (no-op when a person must move)."""
-        session = st().sessions.get(session_id)
-        await run_in_threadpool(st().sessions.agent_step, session)
-        return session_view(st(), session)
+        return await _act(session_id, st().sessions.agent_step)
 
     @app.post("/api/sessions/{session_id}/undo")
     async def undo(session_id: str) -> dict[str, Any]:
-        session = st().sessions.get(session_id)
-        await run_in_threadpool(st().sessions.undo, session)
-        return session_view(st(), session)
+        """Take back moves to the last turn of a person."""
+        return await _act(session_id, st().sessions.undo)
 
     @app.post("/api/sessions/{session_id}/redo")
     async def redo(session_id: str) -> dict[str, Any]:
+        """Replay the joint move that the last undo took back."""
+        return await _act(session_id, st().sessions.redo)
+
+    async def _act(session_id: str, action: Callable[[Session], object]) -> dict[str, Any]:
+        """Run a session action in a worker thread (agents think there); return the new view."""
         session = st().sessions.get(session_id)
-        await run_in_threadpool(st().sessions.redo, session)
+        await run_in_threadpool(action, session)
         return session_view(st(), session)
 
     @app.get("/api/sessions/{session_id}/hint")
