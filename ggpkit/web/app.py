@@ -35,10 +35,9 @@ from ggpkit.gdl.terms import split_facts_text
 from ggpkit.match.records import MatchRecord, RecordError
 from ggpkit.store.sqlite import MatchStore, StoreError
 from ggpkit.web.board import Layout, board_view, infer_layout, move_cells
-from ggpkit.web.kif_upload import KifRejected, check_kif_text, load_checked_kif
+from ggpkit.web.kif_upload import MAX_KIF_CHARS, KifRejected, check_kif_text, load_checked_kif
 from ggpkit.web.sessions import HUMAN, Session, SessionError, SessionManager
 
-MAX_KIF_BYTES = 200_000
 STATIC_DIR = Path(str(resources.files("ggpkit.web") / "static"))
 
 
@@ -59,7 +58,7 @@ class MoveRequest(BaseModel):
 
 
 class KifText(BaseModel):
-    text: str = Field(max_length=MAX_KIF_BYTES)
+    text: str = Field(max_length=MAX_KIF_CHARS)
     name: str = "uploaded.kif"
 
 

@@ -13,8 +13,7 @@ import sys
 from typing import Any
 
 from ggpkit.games.api import Game, GameError
-from ggpkit.gdl.checker import check_rules
-from ggpkit.gdl.kif import GdlSyntaxError, parse_rules
+from ggpkit.gdl.checker import check_text
 
 MAX_KIF_CHARS = 200_000
 LOAD_SECONDS = 20.0
@@ -32,11 +31,7 @@ def check_kif_text(text: str, name: str) -> list[dict[str, Any]]:
     """Syntax and static-check problems of ``text`` as dicts (line, col, severity, message)."""
     if len(text) > MAX_KIF_CHARS:
         return [_problem(1, 1, "error", f"the rules are larger than {MAX_KIF_CHARS} characters")]
-    try:
-        rules = parse_rules(text, name)
-    except GdlSyntaxError as e:
-        return [_problem(e.pos.line, e.pos.col, "error", e.message)]
-    return [_problem(p.pos.line, p.pos.col, p.severity, p.message) for p in check_rules(rules)]
+    return [_problem(p.pos.line, p.pos.col, p.severity, p.message) for p in check_text(text, name)]
 
 
 def _problem(line: int, col: int, severity: str, message: str) -> dict[str, Any]:

@@ -97,9 +97,7 @@ class SessionManager:
         for role in seats:
             game.role_index(role)
         full = {r: seats.get(r, HUMAN) for r in game.roles}
-        for spec in full.values():
-            if spec != HUMAN:
-                self._make_agent(spec, None)  # fail early on a bad spec
+        agents = {r: self._make_agent(spec, None) for r, spec in full.items() if spec != HUMAN}
         state = game.initial_state()
         record = MatchRecord(
             match_id=new_match_id(game.name),
@@ -113,8 +111,9 @@ class SessionManager:
             source="web",
         )
         record.add_state(facts_text(game.facts(state)))
-        session = Session(record.match_id, game, full, agent_time, record, [state])
-        self._start_agents(session)
+        session = Session(record.match_id, game, full, agent_time, record, [state], agents)
+        for role, agent in agents.items():
+            agent.start(game, role)
         self._store.match_started(record)
         self._finish_if_over(session)
         with self._lock:
