@@ -10,31 +10,44 @@ served. The core API::
     state = game.next_state(state, {"jumper": moves[0]})
 """
 
+from ggpkit import games
+from ggpkit.errors import GgpkitError
 from ggpkit.games.api import (
+    Dynamics,
     Game,
     GameError,
     GameInfo,
     GameOverError,
     IllegalMoveError,
+    InvalidMoveError,
+    MoveError,
     UnknownRoleError,
+    Utility,
 )
-from ggpkit.games.registry import games, load, load_kif
+from ggpkit.games.capabilities import Capabilities
+from ggpkit.games.registry import load, load_kif
 from ggpkit.gdl.kif import GdlSyntaxError, parse_term
 from ggpkit.gdl.terms import Const, Func, Term, Var
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Capabilities",
     "Const",
+    "Dynamics",
     "Func",
     "Game",
     "GameError",
     "GameInfo",
     "GameOverError",
     "GdlSyntaxError",
+    "GgpkitError",
     "IllegalMoveError",
+    "InvalidMoveError",
+    "MoveError",
     "Term",
     "UnknownRoleError",
+    "Utility",
     "Var",
     "__version__",
     "games",

@@ -67,7 +67,7 @@ _ZOBRIST = np.random.default_rng(20261122).integers(
 _NODES, _BUDGET, _ABORTED = 0, 1, 2
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def zobrist(
     black: np.uint64,
     red: np.uint64,
@@ -91,14 +91,14 @@ def zobrist(
     return np.uint64(key)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _behind(bb: np.uint64, mover: int, d: int, wrap: bool) -> np.uint64:
     """Squares X with ``advance(X, mover, d)`` in ``bb`` (retreat with the file kept honest)."""
     back = kernels.retreat(bb, mover, d, wrap)
     return back & (_NOT_FILE8 if d == 0 else _NOT_FILE1)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _generate(
     own: np.uint64, opp: np.uint64, mover: int, wrap: bool, buf: np.ndarray, ply: int
 ) -> tuple[int, bool]:
@@ -129,7 +129,7 @@ def _generate(
     return n, False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _terminal(own_caps: int, opp_caps: int, ply: int) -> int:
     """Exact value for the mover: goal difference, shaded so that faster wins come first."""
     diff = int(GOALS[own_caps] - GOALS[opp_caps]) * SCALE
@@ -141,7 +141,7 @@ def _terminal(own_caps: int, opp_caps: int, ply: int) -> int:
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _attacked(own: np.uint64, opp: np.uint64, opp_mover: int, wrap: bool) -> np.uint64:
     """Squares of ``own`` pawns (or empty squares) the opponent could jump into next turn.
 
@@ -155,7 +155,7 @@ def _attacked(own: np.uint64, opp: np.uint64, opp_mover: int, wrap: bool) -> np.
     return att
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def evaluate(
     own: np.uint64, opp: np.uint64, own_caps: int, opp_caps: int, mover: int, wrap: bool, mode: int
 ) -> int:
@@ -187,7 +187,7 @@ def evaluate(
     return score
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _search(
     black: np.uint64,
     red: np.uint64,
@@ -341,7 +341,7 @@ def _search(
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def search_root(
     black: np.uint64,
     red: np.uint64,

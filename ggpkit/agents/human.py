@@ -24,7 +24,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from ggpkit.agents.base import Agent, Limit
-from ggpkit.games.api import Game, GameError, IllegalMoveError
+from ggpkit.games.api import Game, GameError, IllegalMoveError, MoveError
 from ggpkit.gdl.terms import Term
 
 
@@ -102,7 +102,7 @@ class HumanAgent(Agent):
                 continue
             try:
                 return self.read_move(game, state, role, text, legal)
-            except IllegalMoveError as e:
+            except MoveError as e:
                 self.console.print(Text(str(e), style="red"), soft_wrap=True)
 
     def read_move(

@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ggpkit.agents.base import Agent, Limit
+from ggpkit.errors import GgpkitError
 
 
-class SpecError(ValueError):
+class SpecError(GgpkitError, ValueError):
     """An agent spec that names no agent or gives an option the agent does not have."""
 
     def __init__(self, spec: str, reason: str) -> None:

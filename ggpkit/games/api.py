@@ -27,9 +27,12 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from enum import Enum
 from typing import Generic, TypeVar
 
+from ggpkit.errors import GgpkitError
+from ggpkit.games.capabilities import Capabilities
 from ggpkit.gdl.kif import GdlSyntaxError, parse_term
 from ggpkit.gdl.terms import Term
 
@@ -37,7 +40,7 @@ S = TypeVar("S", bound=Hashable)
 MoveLike = Term | str
 
 
-class GameError(Exception):
+class GameError(GgpkitError):
     """Base class of the errors a game raises."""
 
 
@@ -52,32 +55,88 @@ class UnknownRoleError(GameError, KeyError):
         return str(self.args[0])
 
 
-class IllegalMoveError(GameError, ValueError):
-    """A move that is not legal for a role in a state.
-
-    ``move`` is the move as given (term or text), ``role`` the role, ``reason``
-    a sentence a person understands (``"it is red's turn: black may only play noop"``).
-    """
+class MoveError(GameError, ValueError):
+    """A move that cannot be played: ``move`` as given, the ``role``, and the ``reason``."""
 
     def __init__(self, move: MoveLike, role: str, reason: str) -> None:
-        super().__init__(f"illegal move {move} for {role}: {reason}")
+        super().__init__(f"{self.what} {move} for {role}: {reason}")
         self.move = move
         self.role = role
         self.reason = reason
+
+    what = "bad move"
+
+
+class InvalidMoveError(MoveError):
+    """Text that is no move at all (not a GDL term, or a term of the wrong shape)."""
+
+    what = "invalid move"
+
+
+class IllegalMoveError(MoveError):
+    """A move that is not legal for a role in a state.
+
+    ``reason`` is a sentence a person understands (``"it is red's turn: black may only
+    play noop"``).
+    """
+
+    what = "illegal move"
 
 
 class GameOverError(GameError):
     """A move was asked of a terminal state."""
 
 
+class Dynamics(Enum):
+    """How roles move (OpenSpiel's ``Dynamics``)."""
+
+    TURN_TAKING = "turn-taking"
+    """At most one role has a real choice in every state; the others play their one move."""
+    SIMULTANEOUS = "simultaneous"
+    """Two or more roles may choose at once."""
+
+
+class Utility(Enum):
+    """How the roles' goals relate at the end of a game (OpenSpiel's ``Utility``)."""
+
+    ZERO_SUM = "zero-sum"
+    """Every terminal state's goals sum to 100: what one role wins, the others lose."""
+    CONSTANT_SUM = "constant-sum"
+    """Every terminal state's goals sum to one constant other than 100."""
+    GENERAL_SUM = "general-sum"
+    """Goal sums differ between terminal states (and every one-role game but constant ones)."""
+
+
 @dataclass(frozen=True, slots=True)
 class GameInfo:
-    """What kind of game this is (as OpenSpiel's ``GameType``), for agents and UIs."""
+    """What a game is and can do, in one place (as OpenSpiel's ``GameType``).
 
-    turn_taking: bool
-    """At most one role has a real choice in every state (the others play ``noop``)."""
-    zero_sum: bool
-    """Goals of all roles sum to the same constant in every terminal state."""
+    Agents and interfaces read this, and nothing else, to decide how to treat a game.
+    Native games declare it; GDL games derive it from their rules and a bounded probe
+    (see :class:`~ggpkit.games.gdl_game.GdlGame`).
+    """
+
+    dynamics: Dynamics
+    utility: Utility
+    goal_range: tuple[int, int] = (0, 100)
+    """The lowest and highest goal any role can get (bounds, not necessarily reached)."""
+    max_length: int | None = None
+    """Most joint moves any match can last, where known."""
+    capabilities: Capabilities = field(default_factory=Capabilities)
+    reasoner: str = "native"
+    """What computes the rules: ``native``, ``propnet`` or ``prover``."""
+    notes: tuple[str, ...] = ()
+    """Things a user should know, one sentence each (why the propnet was not used, ...)."""
+
+    @property
+    def turn_taking(self) -> bool:
+        """True for turn-taking games."""
+        return self.dynamics is Dynamics.TURN_TAKING
+
+    @property
+    def zero_sum(self) -> bool:
+        """True when goals always sum to 100 (a win for one is a loss for the others)."""
+        return self.utility is Utility.ZERO_SUM
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,11 +214,11 @@ class Game(ABC, Generic[S]):
         return [self._legal(state, i) for i in range(len(self.roles))]
 
     def parse_move(self, move: MoveLike, role: str | None = None) -> Term:
-        """Read a move from text (or pass a term through); raise IllegalMoveError if unreadable."""
+        """Read a move from text (or pass a term through); raise InvalidMoveError if unreadable."""
         try:
             return as_move(move)
         except GdlSyntaxError as e:
-            raise IllegalMoveError(move, role or "?", f"not a GDL term ({e.message})") from None
+            raise InvalidMoveError(move, role or "?", f"not a GDL term ({e.message})") from None
 
     def why_illegal(self, state: S, role: str, move: Term) -> str:
         """Why ``move`` is not legal for ``role``; games override this to say more."""

@@ -20,7 +20,15 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from ggpkit.games import breakthrough_kernels as kernels
-from ggpkit.games.api import Game, GameError, GameInfo, PlayoutStats, UnknownRoleError
+from ggpkit.games.api import (
+    Dynamics,
+    Game,
+    GameError,
+    GameInfo,
+    PlayoutStats,
+    UnknownRoleError,
+    Utility,
+)
 from ggpkit.gdl.terms import Const, Func, Term, func
 
 ROLES = ("white", "black")
@@ -155,7 +163,7 @@ class BreakthroughHoles(Game[BtState]):
     name = "breakthrough-holes"
     description = "Breakthrough on 6x6 with four holes; no captures."
     roles = ROLES
-    info = GameInfo(turn_taking=True, zero_sum=True)
+    info = GameInfo(Dynamics.TURN_TAKING, Utility.ZERO_SUM)
     capture = False
 
     def initial_state(self) -> BtState:

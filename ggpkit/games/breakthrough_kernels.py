@@ -101,13 +101,13 @@ def _fast_pdep() -> bool:
     return has_bmi2 and name not in ("znver1", "znver2") and not name.startswith("bdver")
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def popcount(b: np.uint64) -> int:
     """Number of set bits."""
     return int(np.int64(_ctpop(U(b))))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def nth_bit_loop(b: np.uint64, r: int) -> np.uint64:
     """The ``r``-th lowest set bit of ``b`` (r counts from 0), clearing the lower ones first."""
     for _ in range(r):
@@ -115,7 +115,7 @@ def nth_bit_loop(b: np.uint64, r: int) -> np.uint64:
     return b & (~b + ONE)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def nth_bit_pdep(b: np.uint64, r: int) -> np.uint64:
     """:func:`nth_bit_loop` in one ``pdep`` instruction (x86 BMI2 only)."""
     return U(_pdep(ONE << U(r), b))
@@ -125,7 +125,7 @@ nth_bit = nth_bit_pdep if _fast_pdep() else nth_bit_loop
 """The selector the playout kernel uses, chosen once for the host CPU (numba's cache is per CPU)."""
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def destinations(
     white: np.uint64, black: np.uint64, control: int, capture: bool
 ) -> tuple[np.uint64, np.uint64, np.uint64]:
@@ -144,7 +144,7 @@ def destinations(
     return fwd, left, right
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def source_of(dest: np.uint64, kind: int, control: int) -> np.uint64:
     """The source bit of a destination bit, for kind 0 (straight), 1 (x-1), 2 (x+1)."""
     if control == 0:
@@ -160,14 +160,14 @@ def source_of(dest: np.uint64, kind: int, control: int) -> np.uint64:
     return dest << S5
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def count_moves(white: np.uint64, black: np.uint64, control: int, capture: bool) -> int:
     """Number of legal moves of the side ``control`` (ignoring whether the game is over)."""
     fwd, left, right = destinations(white, black, control, capture)
     return popcount(fwd) + popcount(left) + popcount(right)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def wins(white: np.uint64, black: np.uint64, control: int, capture: bool) -> tuple[bool, bool]:
     """(white wins, black wins), exactly as the rules define them, in any position.
 
@@ -183,13 +183,13 @@ def wins(white: np.uint64, black: np.uint64, control: int, capture: bool) -> tup
     return white_win, black_win
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def game_wins(white: int, black: int, control: int, capture: bool) -> tuple[bool, bool]:
     """:func:`wins` on plain ints, for the interpreter side."""
     return wins(U(white), U(black), control, capture)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def apply_move(
     white: np.uint64, black: np.uint64, control: int, src: np.uint64, dst: np.uint64
 ) -> tuple[np.uint64, np.uint64, int]:
@@ -199,7 +199,7 @@ def apply_move(
     return white & ~dst, black ^ (src | dst), 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def next_state(
     white: int, black: int, control: int, src_cell: int, dst_cell: int
 ) -> tuple[int, int, int]:
@@ -208,7 +208,7 @@ def next_state(
     return int(w), int(b), c
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _bit_index(bit: np.uint64) -> int:
     i = 0
     while bit > ONE:
@@ -217,7 +217,7 @@ def _bit_index(bit: np.uint64) -> int:
     return i
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def legal_moves(white: int, black: int, control: int, capture: bool) -> np.ndarray:
     """The legal moves of the side ``control`` as an (n, 2) array of (source, destination) cells.
 
@@ -240,7 +240,7 @@ def legal_moves(white: int, black: int, control: int, capture: bool) -> np.ndarr
     return out[order]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _splitmix(x: np.uint64) -> np.uint64:
     z = x + SM_GAMMA
     z = (z ^ (z >> S30)) * SM_MUL1
@@ -248,7 +248,7 @@ def _splitmix(x: np.uint64) -> np.uint64:
     return z ^ (z >> S31)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _random_playout(
     white: np.uint64, black: np.uint64, control: int, capture: bool, rng: np.uint64
 ) -> tuple[int, int, int, np.uint64]:
@@ -299,7 +299,7 @@ def _random_playout(
     return 100 * int(white_win), 100 * int(black_win), steps, rng
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def random_playout(
     white: int, black: int, control: int, capture: bool, seed: int
 ) -> tuple[int, int, int]:
@@ -309,7 +309,7 @@ def random_playout(
     return gw, gb, steps
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def playout_stats(
     white: int, black: int, control: int, capture: bool, count: int, seed: int
 ) -> tuple[int, int, int]:
@@ -328,7 +328,7 @@ def playout_stats(
     return moves, sum_w, sum_b
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _perft(white: np.uint64, black: np.uint64, control: int, capture: bool, depth: int) -> int:
     if depth == 0:
         return 1
@@ -350,7 +350,7 @@ def _perft(white: np.uint64, black: np.uint64, control: int, capture: bool, dept
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def perft(white: int, black: int, control: int, capture: bool, depth: int) -> int:
     """Joint-move sequences of length ``depth`` from a position (terminal states end a line).
 

@@ -31,7 +31,15 @@ from typing import NamedTuple
 import numpy as np
 
 from ggpkit.games import checkers_kernels as kernels
-from ggpkit.games.api import Game, GameInfo, IllegalMoveError, MoveLike, PlayoutStats
+from ggpkit.games.api import (
+    Dynamics,
+    Game,
+    GameInfo,
+    IllegalMoveError,
+    MoveLike,
+    PlayoutStats,
+    Utility,
+)
 from ggpkit.gdl.terms import Const, Func, Term, func
 
 ROLES = ("black", "red")
@@ -183,7 +191,7 @@ class PawnCheckers(Game[CheckersState]):
     name = "pawn-checkers"
     description = "Checkers with pawns only, compulsory single jumps, 100-step limit."
     roles = ROLES
-    info = GameInfo(turn_taking=True, zero_sum=False)
+    info = GameInfo(Dynamics.TURN_TAKING, Utility.GENERAL_SUM)
     wrap = False
     """True on the barrel board: rows wrap vertically (row 8 continues on row 1)."""
 

@@ -66,7 +66,7 @@ _S30 = np.uint64(30)
 _S31 = np.uint64(31)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def popcount(bb: np.uint64) -> int:
     """Number of set bits (SWAR; LLVM turns it into one instruction where it can)."""
     x = bb - ((bb >> _S1) & _M1)
@@ -75,27 +75,27 @@ def popcount(bb: np.uint64) -> int:
     return int((x * _H01) >> _S56)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def bit_index(bit: np.uint64) -> int:
     """Index of a single set bit (the bit below it, all ones, counted)."""
     return popcount(bit - _ONE)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _up(bb: np.uint64, k: np.uint64, inv: np.uint64, wrap: bool) -> np.uint64:
     if wrap:
         return (bb << k) | (bb >> inv)
     return bb << k
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _down(bb: np.uint64, k: np.uint64, inv: np.uint64, wrap: bool) -> np.uint64:
     if wrap:
         return (bb >> k) | (bb << inv)
     return bb >> k
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def advance(bb: np.uint64, mover: int, d: int, wrap: bool) -> np.uint64:
     """Every pawn of ``bb`` stepped one square diagonally forward for ``mover``.
 
@@ -113,7 +113,7 @@ def advance(bb: np.uint64, mover: int, d: int, wrap: bool) -> np.uint64:
     return _down(bb, _NINE, _FIFTY_FIVE, wrap)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def retreat(bb: np.uint64, mover: int, d: int, wrap: bool) -> np.uint64:
     """The inverse of :func:`advance` for squares reached by it (no file masking needed)."""
     if d == 0:
@@ -125,20 +125,20 @@ def retreat(bb: np.uint64, mover: int, d: int, wrap: bool) -> np.uint64:
     return _up(bb, _NINE, _FIFTY_FIVE, wrap)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def jump_targets(own: np.uint64, opp: np.uint64, mover: int, d: int, wrap: bool) -> np.uint64:
     """Landing squares of the mover's jumps in direction ``d``: over an opponent, onto empty."""
     empty = ~(own | opp)
     return advance(advance(own, mover, d, wrap) & opp, mover, d, wrap) & empty
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def step_targets(own: np.uint64, opp: np.uint64, mover: int, d: int, wrap: bool) -> np.uint64:
     """Target squares of the mover's plain steps in direction ``d`` (onto empty squares)."""
     return advance(own, mover, d, wrap) & ~(own | opp)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def legal_moves(black: np.uint64, red: np.uint64, mover: int, wrap: bool) -> np.ndarray:
     """Legal moves of the role with control: rows (kind, from square, to square).
 
@@ -173,7 +173,7 @@ def legal_moves(black: np.uint64, red: np.uint64, mover: int, wrap: bool) -> np.
     return out[:n].copy()
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def next_state(
     black: np.uint64,
     red: np.uint64,
@@ -205,7 +205,7 @@ def next_state(
     return opp, own, black_captures, red_captures, step + 1, 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _splitmix(state: np.uint64) -> tuple[np.uint64, np.uint64]:
     state = state + _GOLDEN
     z = state
@@ -214,20 +214,20 @@ def _splitmix(state: np.uint64) -> tuple[np.uint64, np.uint64]:
     return state, z ^ (z >> _S31)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _below(rand: np.uint64, n: int) -> int:
     """A number in [0, n) from 32 random bits (multiply-shift; bias below 2**-26)."""
     return int(((rand >> _S32) * np.uint64(n)) >> _S32)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _nth_bit(bb: np.uint64, k: int) -> np.uint64:
     for _ in range(k):
         bb &= bb - _ONE
     return bb & (~bb + _ONE)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def playout(
     black: np.uint64,
     red: np.uint64,
@@ -285,7 +285,7 @@ def playout(
     return black, red, black_captures, red_captures, step, control, moves, rng
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def playouts(
     black: np.uint64,
     red: np.uint64,
@@ -312,7 +312,7 @@ def playouts(
     return total_moves, black_sum, red_sum
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def perft(black: np.uint64, red: np.uint64, step: int, control: int, depth: int, wrap: bool) -> int:
     """Number of move sequences of length ``depth`` (terminal states have no moves)."""
     if depth == 0:

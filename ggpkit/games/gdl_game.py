@@ -17,13 +17,15 @@ checker (errors become one :class:`GdlCheckError` listing every problem as a
 from __future__ import annotations
 
 import importlib
+import logging
 import random
 import time
 from collections.abc import Hashable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ggpkit.games.api import Game, GameError, GameInfo, PlayoutStats
+from ggpkit.games.api import Dynamics, Game, GameError, GameInfo, PlayoutStats, Utility
+from ggpkit.games.capabilities import Capabilities
 from ggpkit.gdl.checker import Problem, check_rules
 from ggpkit.gdl.kif import Rule, parse_rules
 from ggpkit.gdl.terms import Term
@@ -31,6 +33,8 @@ from ggpkit.reasoning.base import Reasoner, ReasonerError
 from ggpkit.reasoning.prover import Prover
 
 REASONERS = ("auto", "prover", "propnet")
+
+log = logging.getLogger("ggpkit.games")
 
 
 class GdlGameError(GameError):
@@ -64,8 +68,10 @@ class GdlGame(Game[Hashable]):
         reasoner: Reasoner[Any],
         name: str = "gdl",
         description: str = "",
+        notes: Sequence[str] = (),
     ) -> None:
         self.rules = tuple(rules)
+        self.notes = tuple(notes)
         self.reasoner = reasoner
         self.name = name
         self.description = description or f"GDL game {name}"
@@ -176,22 +182,40 @@ class GdlGame(Game[Hashable]):
                     break
         except GameError:
             pass
-        return GameInfo(turn_taking=turn_taking, zero_sum=len(sums) == 1)
+        return GameInfo(
+            Dynamics.TURN_TAKING if turn_taking else Dynamics.SIMULTANEOUS,
+            _utility(sums),
+            capabilities=Capabilities(compiled_playouts=self.reasoner_name == "propnet"),
+            reasoner=self.reasoner_name,
+            notes=self.notes,
+        )
 
 
-def _make_reasoner(rules: Sequence[Rule], reasoner: str) -> Reasoner[Any]:
+def _utility(sums: set[int]) -> Utility:
+    if len(sums) != 1:
+        return Utility.GENERAL_SUM
+    return Utility.ZERO_SUM if sums == {100} else Utility.CONSTANT_SUM
+
+
+def _make_reasoner(rules: Sequence[Rule], reasoner: str) -> tuple[Reasoner[Any], tuple[str, ...]]:
+    """The reasoner asked for, and the notes to show with it (why the propnet was not used)."""
     if reasoner not in REASONERS:
         raise GameError(f"unknown reasoner {reasoner!r}; use one of {', '.join(REASONERS)}")
+    notes: tuple[str, ...] = ()
     if reasoner in ("auto", "propnet"):
         try:
             fast = importlib.import_module("ggpkit.reasoning.fast")
             made: Reasoner[Any] = fast.PropnetReasoner.from_rules(rules)
-            return made
-        except Exception as e:  # any failure of the fast path falls back to the prover
+            return made, notes
+        except Exception as e:  # any failure of the fast path is shown, then the prover plays
             if reasoner == "propnet":
                 raise GdlGameError(f"the propnet reasoner cannot run this game: {e}") from None
+            reason = str(e) if isinstance(e, ReasonerError) else f"{type(e).__name__}: {e}"
+            note = f"runs on the prover: the propnet could not be built ({reason})"
+            log.warning("%s", note)
+            notes = (note,)
     try:
-        return Prover(rules)
+        return Prover(rules), notes
     except ReasonerError as e:
         raise GdlGameError(str(e)) from None
 
@@ -206,7 +230,8 @@ def load_kif_text(
         if any(p.severity == "error" for p in problems):
             raise GdlCheckError(name, problems)
     game_name = Path(name).stem if name.endswith((".kif", ".gdl")) else name
-    return GdlGame(rules, _make_reasoner(rules, reasoner), name=game_name)
+    made, notes = _make_reasoner(rules, reasoner)
+    return GdlGame(rules, made, name=game_name, notes=notes)
 
 
 def load_kif_file(path: Path | str, reasoner: str = "auto", check: bool = True) -> GdlGame:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ggpkit.games import peg_kernels as k
-from ggpkit.games.api import Game, GameInfo, PlayoutStats
+from ggpkit.games.api import Dynamics, Game, GameInfo, PlayoutStats, Utility
 from ggpkit.gdl.terms import Const, Func, Term
 
 ROLE = "jumper"
@@ -87,7 +87,7 @@ class PegGame(Game[PegState]):
     name = "peg"
     description = "Peg solitaire on the English 33-hole cross; one role, jumper."
     roles = (ROLE,)
-    info = GameInfo(turn_taking=True, zero_sum=False)
+    info = GameInfo(Dynamics.TURN_TAKING, Utility.GENERAL_SUM)
 
     # ---- positions ------------------------------------------------------------------
 

@@ -93,7 +93,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def _kernel(fn: F) -> F:
     """``numba.njit(cache=True)`` with its type kept for mypy (numba has no stubs)."""
-    return cast(F, njit(cache=True)(fn))
+    return cast(F, njit(cache=True, nogil=True)(fn))
 
 
 def _popcount_intrinsic(typingctx: Any, x: Any) -> Any:

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ggpkit.errors import GgpkitError
 from ggpkit.gdl.terms import Const, Func, Pos, Term, Var
 
 KEYWORDS = frozenset(
@@ -23,7 +24,7 @@ KEYWORDS = frozenset(
 )  # fmt: skip
 
 
-class GdlSyntaxError(ValueError):
+class GdlSyntaxError(GgpkitError, ValueError):
     """A KIF text that cannot be read; ``str(e)`` is ``file:line:col: error: message``."""
 
     def __init__(self, pos: Pos, message: str) -> None:

@@ -17,11 +17,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ggpkit.errors import GgpkitError
 from ggpkit.gdl.kif import GdlSyntaxError, parse_term
 from ggpkit.gdl.terms import Term
 
 
-class ProtocolError(ValueError):
+class ProtocolError(GgpkitError, ValueError):
     """A message that is not a well-formed GGP protocol message; says what and where."""
 
     def __init__(self, message_text: str, reason: str) -> None:

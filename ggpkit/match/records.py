@@ -17,8 +17,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from ggpkit.errors import GgpkitError
 
-class RecordError(ValueError):
+
+class RecordError(GgpkitError, ValueError):
     """A match JSON document that cannot be read as a match record; says which key."""
 
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Protocol, TypeVar
 
+from ggpkit.errors import GgpkitError
 from ggpkit.gdl.terms import Term
 
 RS = TypeVar("RS", bound=Hashable)
 
 
-class ReasonerError(Exception):
+class ReasonerError(GgpkitError):
     """The rules do not define a proper game here (e.g. no goal value, or two, for a role)."""
 
 

@@ -32,6 +32,7 @@ import clingo
 
 from ggpkit.gdl.kif import Rule
 from ggpkit.gdl.terms import Const, Func, Term, Var, variables
+from ggpkit.reasoning.base import ReasonerError
 
 # Relation names that keep their own name in the clingo program.
 _RELATIONS = frozenset(
@@ -46,7 +47,7 @@ DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_ATOMS = 1_000_000
 
 
-class GroundingError(Exception):
+class GroundingError(ReasonerError):
     """The rules cannot be grounded here: too big, too slow, or not a well-formed GDL program."""
 
 

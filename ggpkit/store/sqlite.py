@@ -19,10 +19,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from ggpkit.errors import GgpkitError
 from ggpkit.match.records import MatchRecord
 
 
-class StoreError(Exception):
+class StoreError(GgpkitError):
     """A store problem a user can act on (unknown match id, newer schema, bad file)."""
 
 

@@ -75,7 +75,7 @@ def test_illegal_input_gets_one_line_and_is_asked_again() -> None:
     ]
     for line in expected:
         assert line in lines
-    assert any(line.startswith("illegal move (jump b for jumper: not a GDL term") for line in lines)
+    assert any(line.startswith("invalid move (jump b for jumper: not a GDL term") for line in lines)
     assert "Traceback" not in out.getvalue()
 
 

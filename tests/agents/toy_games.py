@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from ggpkit.games.api import Game, GameInfo
+from ggpkit.games.api import Dynamics, Game, GameInfo, Utility
 from ggpkit.gdl.terms import Const, Func, Term, const, func
 
 NOOP = const("noop")
@@ -30,7 +30,7 @@ class Nim(Game[tuple[int, int]]):
         self.name = f"nim{tokens}x{players}"
         self.description = "Take 1..3 tokens; the last taker wins."
         self.roles = tuple(f"p{i + 1}" for i in range(players))
-        self.info = GameInfo(turn_taking=True, zero_sum=True)
+        self.info = GameInfo(Dynamics.TURN_TAKING, Utility.ZERO_SUM)
         self.tokens = tokens
 
     def initial_state(self) -> tuple[int, int]:
@@ -71,7 +71,7 @@ class TicTacToe(Game[TTTState]):
         self.name = "toy-tictactoe"
         self.description = "Tic-tac-toe."
         self.roles = ("x", "o")
-        self.info = GameInfo(turn_taking=True, zero_sum=True)
+        self.info = GameInfo(Dynamics.TURN_TAKING, Utility.ZERO_SUM)
         self.start = (tuple(start), mover)
 
     def initial_state(self) -> TTTState:
@@ -120,7 +120,7 @@ class Combination(Game[tuple[int, ...]]):
         self.name = "toy-combination"
         self.description = "Guess a combination bit by bit."
         self.roles = ("solver",)
-        self.info = GameInfo(turn_taking=True, zero_sum=True)
+        self.info = GameInfo(Dynamics.TURN_TAKING, Utility.ZERO_SUM)
         self.secret = tuple(int(c) for c in secret)
 
     def initial_state(self) -> tuple[int, ...]:
@@ -154,7 +154,7 @@ class Pennies(Game[tuple[int, int]]):
         self.name = "toy-pennies"
         self.description = "Matching pennies, simultaneous."
         self.roles = ("even", "odd")
-        self.info = GameInfo(turn_taking=False, zero_sum=True)
+        self.info = GameInfo(Dynamics.SIMULTANEOUS, Utility.ZERO_SUM)
         self.rounds = rounds
 
     def initial_state(self) -> tuple[int, int]:
@@ -191,7 +191,7 @@ class Dilemma(Game[tuple[str, ...]]):
         self.name = "toy-dilemma"
         self.description = "Prisoner's dilemma."
         self.roles = ("row", "column")
-        self.info = GameInfo(turn_taking=False, zero_sum=False)
+        self.info = GameInfo(Dynamics.SIMULTANEOUS, Utility.GENERAL_SUM)
 
     def initial_state(self) -> tuple[str, ...]:
         return ()
@@ -224,7 +224,7 @@ class Race(Game[tuple[int, int]]):
     name = "race"
     description = "add 1 or 2; reach 4 first"
     roles = ("first", "second")
-    info = GameInfo(turn_taking=True, zero_sum=True)
+    info = GameInfo(Dynamics.TURN_TAKING, Utility.ZERO_SUM)
 
     def initial_state(self) -> tuple[int, int]:
         return (0, 0)

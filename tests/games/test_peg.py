@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ggpkit.games import peg_kernels as k
-from ggpkit.games.api import Game, GameOverError, IllegalMoveError
+from ggpkit.games.api import Game, GameOverError, IllegalMoveError, InvalidMoveError
 from ggpkit.games.peg import MOVES, PegGame, PegState, goal_of, legal_jump_indices
 from ggpkit.games.registry import load, rules_path
 from ggpkit.gdl.kif import parse_rules, parse_term
@@ -199,7 +199,7 @@ def test_illegal_destination_and_middle() -> None:
         GAME.play(state, "(jump f c4 d c4)")
     with pytest.raises(IllegalMoveError, match="no peg between a c4 and c c4 to jump over"):
         GAME.play(state, "(jump a c4 c c4)")
-    with pytest.raises(IllegalMoveError, match="not a GDL term"):
+    with pytest.raises(InvalidMoveError, match="not a GDL term"):
         GAME.play(state, "(jump b")
 
 

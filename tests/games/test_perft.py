@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from ggpkit.games.api import Game, GameInfo
+from ggpkit.games.api import Dynamics, Game, GameInfo, Utility
 from ggpkit.games.breakthrough import BreakthroughHoles, position
 from ggpkit.games.perft import CompiledPerft, perft, perft_table
 from ggpkit.gdl.terms import Const, Term
@@ -22,7 +22,7 @@ class Race(Game[tuple[int, int]]):
     name = "race"
     description = "test game"
     roles = ("a", "b")
-    info = GameInfo(turn_taking=False, zero_sum=False)
+    info = GameInfo(Dynamics.SIMULTANEOUS, Utility.GENERAL_SUM)
 
     def initial_state(self) -> tuple[int, int]:
         return (0, 0)

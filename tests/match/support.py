@@ -13,7 +13,7 @@ from typing import Any
 import uvicorn
 
 from ggpkit.agents.base import Agent, Limit
-from ggpkit.games.api import Game, GameInfo
+from ggpkit.games.api import Dynamics, Game, GameInfo, Utility
 from ggpkit.gdl.terms import Const, Func, Term
 from ggpkit.match.player_server import PlayerService, make_app, server_config
 from ggpkit.match.records import MatchRecord
@@ -69,7 +69,7 @@ class TinyGame(Game[tuple[int, int]]):
         self.name = "tiny"
         self.description = "count to four"
         self.roles = (self.sym["white"], self.sym["black"])
-        self.info = GameInfo(turn_taking=True, zero_sum=True)
+        self.info = GameInfo(Dynamics.TURN_TAKING, Utility.ZERO_SUM)
 
     def initial_state(self) -> tuple[int, int]:
         return (0, 0)

@@ -17,4 +17,4 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def kernel(fn: F) -> F:
     """Compile ``fn`` with numba in nopython mode, cached on disk."""
-    return cast(F, njit(cache=True)(fn))
+    return cast(F, njit(cache=True, nogil=True)(fn))

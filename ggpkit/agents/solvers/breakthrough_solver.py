@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ggpkit.agents.solvers._jit import kernel
+from ggpkit.errors import GgpkitError
 from ggpkit.games.api import Game
 from ggpkit.gdl.terms import Func, Term
 
@@ -243,7 +244,7 @@ def _negamax(
 # ---- the solver ---------------------------------------------------------------------
 
 
-class BreakthroughPositionError(ValueError):
+class BreakthroughPositionError(GgpkitError, ValueError):
     """A state whose facts do not describe a breakthrough-holes position."""
 
 

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ggpkit.agents.solvers._jit import kernel
+from ggpkit.errors import GgpkitError
 from ggpkit.games.api import Game
 from ggpkit.games.peg import goal_of
 from ggpkit.games.peg_kernels import CENTER, COLUMNS, HOLES_LIST, ROWS, WIDTH
@@ -236,7 +237,7 @@ def _search(
 # ---- the solver -------------------------------------------------------------------
 
 
-class PegPositionError(ValueError):
+class PegPositionError(GgpkitError, ValueError):
     """A state that is not a peg solitaire position (its facts do not describe the cross)."""
 
 

@@ -39,6 +39,7 @@ from ggpkit.agents.solvers.peg_solver import (
     gen_jumps,
     goal_kernel,
 )
+from ggpkit.errors import GgpkitError
 from ggpkit.games.peg_kernels import START
 
 TABLE_NAME = "peg-table-v1"
@@ -49,7 +50,7 @@ Progress = Callable[[str, int, int], None]
 """``progress(phase, done, total)``: phase is ``"forward"`` or ``"backward"``, in levels."""
 
 
-class PegTableError(RuntimeError):
+class PegTableError(GgpkitError, RuntimeError):
     """The stored table is missing, damaged, or does not answer a position."""
 
 

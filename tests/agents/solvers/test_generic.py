@@ -14,7 +14,7 @@ from ggpkit.agents.solvers.generic import (
     NodeLimitError,
     SimultaneousMovesError,
 )
-from ggpkit.games.api import Game, GameInfo
+from ggpkit.games.api import Dynamics, Game, GameInfo, Utility
 from ggpkit.gdl.terms import Term, const
 
 from ..toy_games import Combination, Nim, Pennies, TicTacToe
@@ -81,7 +81,7 @@ class _Loop(Game[int]):
     name = "loop"
     description = "a cycle"
     roles = ("walker",)
-    info = GameInfo(turn_taking=True, zero_sum=False)
+    info = GameInfo(Dynamics.TURN_TAKING, Utility.GENERAL_SUM)
 
     def initial_state(self) -> int:
         return 0
