@@ -13,8 +13,10 @@ import asyncio
 
 import httpx
 
+from ggpkit.errors import GgpkitError
 
-class PlayerFault(Exception):
+
+class PlayerFault(GgpkitError):
     """A player did not give a usable reply: ``code`` is ``TO`` (late) or ``CE`` (connection)."""
 
     def __init__(self, code: str, detail: str) -> None:
