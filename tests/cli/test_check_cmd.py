@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from ggpkit.cli import _load_commands, app
@@ -61,3 +62,34 @@ def test_corpus_command_counts_played_and_rejected(tmp_path: Path) -> None:
 def test_corpus_command_on_a_missing_folder_is_one_line(tmp_path: Path) -> None:
     result = RUNNER.invoke(app, ["corpus", str(tmp_path / "nowhere")])
     assert result.exit_code != 0
+
+
+def test_check_says_which_reasoner_runs_a_good_file(tmp_path: Path) -> None:
+    path = tmp_path / "good.kif"
+    path.write_text(GOOD)
+    result = RUNNER.invoke(app, ["check", str(path)])
+    assert result.exit_code == 0, result.output
+    assert f"{path}: 1 role(s) (a), turn-taking, zero-sum; reasoner: propnet" in result.output
+    skipped = RUNNER.invoke(app, ["check", "--no-load", str(path)])
+    assert "reasoner:" not in skipped.output
+
+
+def test_check_shows_why_the_propnet_was_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ggpkit.reasoning import fast
+    from ggpkit.reasoning.grounding import GroundingError
+
+    def too_big(*args: object, **kwargs: object) -> None:
+        raise GroundingError("more than 5 possible ground atoms")
+
+    monkeypatch.setattr(fast.PropnetReasoner, "from_rules", too_big)
+    path = tmp_path / "good.kif"
+    path.write_text(GOOD)
+    result = RUNNER.invoke(app, ["check", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "reasoner: prover" in result.output
+    assert (
+        f"{path}: note: runs on the prover: the propnet could not be built "
+        "(more than 5 possible ground atoms)" in result.output
+    )
