@@ -71,7 +71,6 @@ def test_every_import_goes_down_the_layers() -> None:
 
 def test_the_check_sees_imports(tmp_path: Path) -> None:
     probe = tmp_path / "probe.py"
-    probe.write_text(
-        "import ggpkit.web.app\nfrom ggpkit.match import driver\n\ndef f():\n    import ggpkit.store\n"
-    )
+    lines = ["import ggpkit.web.app", "from ggpkit.match import driver", "def f():"]
+    probe.write_text("\n".join([*lines, "    import ggpkit.store", ""]))
     assert _imported_packages(probe) == {"web", "match", "store"}
