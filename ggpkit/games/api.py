@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Generic, TypeVar
@@ -190,6 +190,28 @@ class Game(ABC, Generic[S]):
     @abstractmethod
     def facts(self, state: S) -> frozenset[Term]:
         """The state as a set of GDL facts (the contents of ``true``)."""
+
+    def state_from_facts(self, facts: Iterable[Term]) -> S:
+        """The state whose facts are exactly ``facts`` (the inverse of :meth:`facts`).
+
+        Used to start from a given position, to read stored records back into states
+        and by ``api_test`` to check that states round-trip. Raises :class:`GameError`
+        when the facts describe no state of this game.
+        """
+        raise GameError(f"{self.name} cannot build a state from facts")
+
+    def _exactly(self, state: S, facts: Iterable[Term]) -> S:
+        """``state`` if its facts are exactly ``facts``, else GameError saying what differs."""
+        given = frozenset(facts)
+        made = self.facts(state)
+        if made != given:
+            extra = sorted(map(str, given - made))[:3]
+            missing = sorted(map(str, made - given))[:3]
+            raise GameError(
+                f"the facts are no {self.name} position (not expected: {', '.join(extra) or '-'};"
+                f" missing: {', '.join(missing) or '-'})"
+            )
+        return state
 
     # ---- checked public API ---------------------------------------------------------
 

@@ -16,7 +16,7 @@ reference that the kernels are tested against.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from ggpkit.games import breakthrough_kernels as kernels
@@ -199,6 +199,21 @@ class BreakthroughHoles(Game[BtState]):
         if white_win != black_win:
             return "white" if white_win else "black"
         return None
+
+    def state_from_facts(self, facts: Iterable[Term]) -> BtState:
+        """The position whose facts are ``facts`` (pieces, holes and control)."""
+        given = frozenset(facts)
+        boards = [0, 0]
+        control = -1
+        for role_index, role in enumerate(ROLES):
+            if _CONTROL_FACTS[role_index] in given:
+                control = role_index
+            for i in range(SIZE * SIZE):
+                if _PIECE_FACTS[(role, i)] in given:
+                    boards[role_index] |= 1 << i
+        if control < 0:
+            raise GameError("the facts need (control white) or (control black)")
+        return self._exactly(BtState(boards[0], boards[1], control), given)
 
     def facts(self, state: BtState) -> frozenset[Term]:
         out: set[Term] = set(_HOLE_FACTS)

@@ -34,6 +34,7 @@ from ggpkit.games import checkers_kernels as kernels
 from ggpkit.games.api import (
     Dynamics,
     Game,
+    GameError,
     GameInfo,
     IllegalMoveError,
     MoveLike,
@@ -260,6 +261,30 @@ class PawnCheckers(Game[CheckersState]):
 
     def goals(self, state: CheckersState) -> dict[str, int]:
         return {"black": GOALS[state.black_captures], "red": GOALS[state.red_captures]}
+
+    def state_from_facts(self, facts: Iterable[Term]) -> CheckersState:
+        """The position whose facts are ``facts`` (locations, capture counts, control, step)."""
+        given = frozenset(facts)
+        boards = [0, 0]
+        captures = [0, 0]
+        control = step = -1
+        try:
+            for f in given:
+                args = [str(a) for a in f.args] if isinstance(f, Func) else []
+                if f.name == "location" and len(args) == 3 and args[2] in PAWN_NAMES:
+                    boards[PAWN_NAMES.index(args[2])] |= square_bit(int(args[0]), int(args[1]))
+                elif f.name == "captureCount" and len(args) == 2 and args[0] in ROLES:
+                    captures[ROLES.index(args[0])] = int(args[1])
+                elif f.name == "control" and len(args) == 1 and args[0] in ROLES:
+                    control = ROLES.index(args[0])
+                elif f.name == "step" and len(args) == 1:
+                    step = int(args[0])
+        except ValueError:
+            raise GameError("a location, count or step in the facts is not a number") from None
+        if control < 0 or step < 0:
+            raise GameError("the facts need (control R) and (step N)")
+        state = CheckersState(boards[0], boards[1], captures[0], captures[1], step, control)
+        return self._exactly(state, given)
 
     def facts(self, state: CheckersState) -> frozenset[Term]:
         out: list[Term] = [

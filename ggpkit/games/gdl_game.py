@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 import logging
 import random
+import threading
 import time
 from collections.abc import Hashable, Iterable, Sequence
 from pathlib import Path
@@ -28,7 +29,7 @@ from ggpkit.games.api import Dynamics, Game, GameError, GameInfo, PlayoutStats, 
 from ggpkit.games.capabilities import Capabilities
 from ggpkit.gdl.checker import Problem, check_rules
 from ggpkit.gdl.kif import Rule, parse_rules
-from ggpkit.gdl.terms import Term
+from ggpkit.gdl.terms import Const, Func, Term
 from ggpkit.reasoning.base import Reasoner, ReasonerError
 from ggpkit.reasoning.prover import Prover
 
@@ -54,11 +55,11 @@ class GdlCheckError(GameError):
 class GdlGame(Game[Hashable]):
     """A GDL game on a reasoner. States are the reasoner's (immutable, hashable) states.
 
-    ``info`` is found by a short probe, so it is a heuristic: ``turn_taking`` is
-    true when at most one role had a choice in every state of a few random
-    playouts (at most 3 of 60 moves, stopped after about a second on slow
-    games), ``zero_sum`` when every terminal state those playouts reached had
-    the same goal sum (false when none was reached). It is computed on first
+    ``info`` is found by a short probe, so its dynamics and utility are evidence,
+    not proof: turn-taking when at most one role had a choice in every state of up
+    to 20 random playouts (200 moves each, about a second at most), constant- or
+    zero-sum only when at least 4 terminal states were reached and all had one goal
+    sum. The goal range comes from the goal rules. It is computed once, on first
     access, not at load time.
     """
 
@@ -77,11 +78,15 @@ class GdlGame(Game[Hashable]):
         self.description = description or f"GDL game {name}"
         self.roles = tuple(reasoner.roles)
         self._info: GameInfo | None = None
+        self._info_lock = threading.Lock()
 
     @property
     def info(self) -> GameInfo:
+        """Probed once, on first access (one probe even when threads ask at once)."""
         if self._info is None:
-            self._info = self._probe_info()
+            with self._info_lock:
+                if self._info is None:
+                    self._info = self._probe_info()
         return self._info
 
     @info.setter
@@ -91,7 +96,7 @@ class GdlGame(Game[Hashable]):
     @property
     def reasoner_name(self) -> str:
         """Which reasoner runs this game ("prover", "propnet", ...)."""
-        return type(self.reasoner).__name__.lower().removesuffix("reasoner")
+        return self.reasoner.name
 
     def _error(self, e: ReasonerError) -> GdlGameError:
         return GdlGameError(f"{self.name}: {e}")
@@ -135,46 +140,41 @@ class GdlGame(Game[Hashable]):
             raise self._error(e) from None
 
     def playout_stats(self, state: Hashable, count: int, seed: int) -> PlayoutStats:
-        """Random playouts; delegated to the reasoner when it has a batch kernel (the propnet).
-
-        The reasoner's ``playout_stats(state, count, seed)`` is an optional capability
-        beyond the ``Reasoner`` protocol; without it, the game API's loop is used.
-        """
-        batch = getattr(self.reasoner, "playout_stats", None)
+        """Random playouts: in one compiled call where the reasoner has a batch kernel."""
+        batch = self.reasoner.batch
         if batch is None:
             return super().playout_stats(state, count, seed)
         try:
-            totals = batch(state, count, seed)
+            totals = batch.playout_stats(state, count, seed)
         except ReasonerError as e:
             raise self._error(e) from None
         return PlayoutStats(totals.playouts, totals.moves, tuple(totals.goal_sums))
 
     def state_from_facts(self, facts: Iterable[Term]) -> Hashable:
         """The state whose true facts are ``facts`` (to start from a given position)."""
-        make = getattr(self.reasoner, "state_from_facts", None)
-        if make is None:
-            raise GdlGameError(f"the {self.reasoner_name} reasoner cannot build states from facts")
         try:
-            state: Hashable = make(frozenset(facts))
+            state: Hashable = self.reasoner.state_from_facts(frozenset(facts))
         except ReasonerError as e:
             raise self._error(e) from None
         return state
 
-    def _probe_info(self, playouts: int = 3, max_steps: int = 60, budget: float = 1.0) -> GameInfo:
+    def _probe_info(
+        self, playouts: int = 20, max_steps: int = 200, budget: float = 1.0
+    ) -> GameInfo:
+        """Dynamics and utility from random playouts; the goal range from the goal rules."""
         rng = random.Random(0)
-        turn_taking = True
-        sums: set[int] = set()
+        choosers_at_once = 0
+        sums: list[int] = []
         deadline = time.perf_counter() + budget
         try:
             for _ in range(playouts):
                 state = self.initial_state()
                 for _step in range(max_steps):
                     if self.is_terminal(state):
-                        sums.add(sum(self.goals(state).values()))
+                        sums.append(sum(self.goals(state).values()))
                         break
                     legal = self.all_legal_moves(state)
-                    if sum(1 for ms in legal if len(ms) > 1) > 1:
-                        turn_taking = False
+                    choosers_at_once = max(choosers_at_once, sum(1 for ms in legal if len(ms) > 1))
                     if any(not ms for ms in legal) or time.perf_counter() > deadline:
                         break
                     state = self._next(state, [rng.choice(ms) for ms in legal])
@@ -183,18 +183,36 @@ class GdlGame(Game[Hashable]):
         except GameError:
             pass
         return GameInfo(
-            Dynamics.TURN_TAKING if turn_taking else Dynamics.SIMULTANEOUS,
+            Dynamics.SIMULTANEOUS if choosers_at_once > 1 else Dynamics.TURN_TAKING,
             _utility(sums),
-            capabilities=Capabilities(compiled_playouts=self.reasoner_name == "propnet"),
+            goal_range=_goal_range(self.rules),
+            capabilities=Capabilities(compiled_playouts=self.reasoner.batch is not None),
             reasoner=self.reasoner_name,
             notes=self.notes,
         )
 
 
-def _utility(sums: set[int]) -> Utility:
-    if len(sums) != 1:
+_MIN_SAMPLES = 4
+"""Terminal states a probe must see, all with one goal sum, to call a game constant-sum."""
+
+
+def _utility(sums: Sequence[int]) -> Utility:
+    if len(sums) < _MIN_SAMPLES or len(set(sums)) != 1:
         return Utility.GENERAL_SUM
-    return Utility.ZERO_SUM if sums == {100} else Utility.CONSTANT_SUM
+    return Utility.ZERO_SUM if sums[0] == 100 else Utility.CONSTANT_SUM
+
+
+def _goal_range(rules: Sequence[Rule]) -> tuple[int, int]:
+    """The lowest and highest goal value the rules can give (0..100 when a value is computed)."""
+    values = []
+    for rule in rules:
+        head = rule.head
+        if isinstance(head, Func) and head.name == "goal" and len(head.args) == 2:
+            value = head.args[1]
+            if not (isinstance(value, Const) and value.name.isdigit()):
+                return (0, 100)
+            values.append(min(int(value.name), 100))
+    return (min(values), max(values)) if values else (0, 100)
 
 
 def _make_reasoner(rules: Sequence[Rule], reasoner: str) -> tuple[Reasoner[Any], tuple[str, ...]]:

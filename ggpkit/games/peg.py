@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from ggpkit.games import peg_kernels as k
-from ggpkit.games.api import Dynamics, Game, GameInfo, PlayoutStats, Utility
+from ggpkit.games.api import Dynamics, Game, GameError, GameInfo, PlayoutStats, Utility
 from ggpkit.gdl.terms import Const, Func, Term
 
 ROLE = "jumper"
@@ -105,6 +105,21 @@ class PegGame(Game[PegState]):
                 raise ValueError(f"{name!r} is not a hole of the board")
             board |= 1 << index
         return PegState(board)
+
+    def state_from_facts(self, facts: Iterable[Term]) -> PegState:
+        """The position whose facts are ``facts``: ``(hole R C peg)`` marks a peg."""
+        given = frozenset(facts)
+        holes = [
+            f"{f.args[0]} {f.args[1]}"
+            for f in given
+            if isinstance(f, Func) and f.name == "hole" and len(f.args) == 3
+            and str(f.args[2]) == "peg"
+        ]  # fmt: skip
+        try:
+            state = self.from_holes(holes)
+        except ValueError as e:
+            raise GameError(str(e)) from None
+        return self._exactly(state, given)
 
     # ---- the rules ------------------------------------------------------------------
 

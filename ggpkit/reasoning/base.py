@@ -7,23 +7,52 @@ reasoner into the game API; the differential tests play them side by side.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from ggpkit.errors import GgpkitError
 from ggpkit.gdl.terms import Term
 
 RS = TypeVar("RS", bound=Hashable)
+RS_in = TypeVar("RS_in", bound=Hashable, contravariant=True)
 
 
 class ReasonerError(GgpkitError):
     """The rules do not define a proper game here (e.g. no goal value, or two, for a role)."""
 
 
-class Reasoner(Protocol[RS]):
-    """A state machine computed from GDL rules. States are immutable and hashable."""
+@dataclass(frozen=True, slots=True)
+class PlayoutTotals:
+    """Totals over a batch of random playouts (the fields of the game API's ``PlayoutStats``)."""
 
+    playouts: int
+    moves: int
+    """Joint moves played, summed over all playouts."""
+    goal_sums: tuple[int, ...]
+    """Sum of each role's final goal, in role order."""
+
+
+class BatchPlayouts(Protocol[RS_in]):
+    """A reasoner's compiled playouts: whole random games without returning to Python."""
+
+    def playout_stats(self, state: RS_in, count: int, seed: int) -> PlayoutTotals:
+        """Totals of ``count`` uniformly random playouts from ``state``, seeded by ``seed``."""
+        ...
+
+
+class Reasoner(Protocol[RS]):
+    """A state machine computed from GDL rules. States are immutable and hashable.
+
+    Any number of threads may call one reasoner at once and get the answers of a
+    serial run: working memory is per call or per thread, never shared.
+    """
+
+    name: str
+    """``prover`` or ``propnet``: shown in ``GameInfo.reasoner``."""
     roles: tuple[str, ...]
+    batch: BatchPlayouts[RS] | None
+    """Compiled playouts, where the reasoner has them."""
 
     def initial(self) -> RS:
         """The state described by ``init``."""
@@ -47,4 +76,8 @@ class Reasoner(Protocol[RS]):
 
     def facts(self, state: RS) -> frozenset[Term]:
         """The state as the set of its true facts."""
+        ...
+
+    def state_from_facts(self, facts: Iterable[Term]) -> RS:
+        """The state whose true facts are ``facts``; ReasonerError for an impossible fact."""
         ...

@@ -12,8 +12,8 @@ compiled call: that is what a GDL-backed game delegates its playouts to.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import threading
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -21,7 +21,7 @@ import numpy.typing as npt
 from ggpkit.gdl.kif import Rule
 from ggpkit.gdl.terms import Term, strip_pos
 from ggpkit.reasoning import propnet_kernels as k
-from ggpkit.reasoning.base import ReasonerError
+from ggpkit.reasoning.base import PlayoutTotals, ReasonerError
 from ggpkit.reasoning.grounding import (
     DEFAULT_MAX_ATOMS,
     DEFAULT_TIMEOUT,
@@ -37,15 +37,20 @@ LANE_THRESHOLD = 8
 __all__ = ["GroundingError", "PlayoutTotals", "PropnetReasoner"]
 
 
-@dataclass(frozen=True, slots=True)
-class PlayoutTotals:
-    """Totals over a batch of random playouts (the fields of the game API's ``PlayoutStats``)."""
+class _Scratch:
+    """One thread's working memory for evaluating the network."""
 
-    playouts: int
-    moves: int
-    """Joint moves played, summed over all playouts."""
-    goal_sums: tuple[int, ...]
-    """Sum of each role's final goal, in role order."""
+    __slots__ = ("goals_ready", "playout_val", "state", "val", "val64")
+
+    def __init__(self, size: int) -> None:
+        self.val = np.zeros(size, dtype=np.uint8)
+        self.val[1] = 1  # node 1 is the constant true
+        self.playout_val = self.val.copy()
+        self.val64 = np.zeros(size, dtype=np.uint64)
+        self.state: bytes | None = None
+        """The state whose phase A ``val`` holds, or None."""
+        self.goals_ready = False
+        """True when ``val`` also holds the goal phase of ``state``."""
 
 
 class PropnetReasoner:
@@ -53,14 +58,10 @@ class PropnetReasoner:
 
     def __init__(self, net: Propnet) -> None:
         self.net = net
+        self.name = "propnet"
         self.roles: tuple[str, ...] = net.roles
-        self._val = np.zeros(net.size, dtype=np.uint8)
-        self._val[1] = 1
-        self._playout_val = self._val.copy()
-        self._val64 = np.zeros(net.size, dtype=np.uint64)
-        self._tmp = np.zeros(len(net.base), dtype=np.uint8)
-        self._state: bytes | None = None
-        self._goals_ready = False
+        self.batch: PropnetReasoner | None = self
+        self._scratch = threading.local()
         self._move_index = [
             {m: i for i, m in enumerate(moves)} for moves in net.moves
         ]  # role -> move -> index in its legal list
@@ -79,6 +80,18 @@ class PropnetReasoner:
         self._initial = self._pack(init)
         # Compile (or load from cache) the kernels now, not in the middle of a game.
         self.terminal(self._initial)
+
+    def _work(self) -> _Scratch:
+        """This thread's working memory (node values, the state they hold), made on first use.
+
+        Why per thread: the network is evaluated in place, so two threads sharing one
+        value array would read each other's half-computed states.
+        """
+        work: _Scratch | None = getattr(self._scratch, "work", None)
+        if work is None:
+            work = _Scratch(self.net.size)
+            self._scratch.work = work
+        return work
 
     @classmethod
     def from_rules(
@@ -99,21 +112,23 @@ class PropnetReasoner:
         raw = np.frombuffer(state, dtype=np.uint8)
         return np.unpackbits(raw, count=len(self.net.base), bitorder="little")
 
-    def _load(self, state: bytes) -> None:
-        """Make ``self._val`` hold phase A of ``state`` (legal and terminal)."""
-        if state == self._state:
-            return
+    def _load(self, state: bytes) -> _Scratch:
+        """This thread's scratch, holding phase A of ``state`` (legal and terminal)."""
+        work = self._work()
+        if state == work.state:
+            return work
         net = self.net
-        self._state = None
-        k.set_state(self._unpack(state), net.base_nodes, self._val)
+        work.state = None
+        k.set_state(self._unpack(state), net.base_nodes, work.val)
         k.eval_phase(
             net.kind, net.in_start, net.inputs, net.order, net.blocks,
-            net.phases[0], net.phases[1], self._val,
+            net.phases[0], net.phases[1], work.val,
         )  # fmt: skip
-        self._state = state
-        self._goals_ready = False
+        work.state = state
+        work.goals_ready = False
+        return work
 
-    def state_from_facts(self, facts: frozenset[Term] | set[Term]) -> bytes:
+    def state_from_facts(self, facts: Iterable[Term]) -> bytes:
         """The state whose true base facts are ``facts``; ReasonerError for an impossible fact."""
         bits = np.zeros(len(self.net.base), dtype=np.uint8)
         for f in facts:
@@ -131,10 +146,10 @@ class PropnetReasoner:
 
     def legal(self, state: bytes, role_index: int) -> list[Term]:
         """The legal moves of one role, sorted by their text."""
-        self._load(state)
+        work = self._load(state)
         src, neg = self._legal_lits[role_index]
         moves = self.net.moves[role_index]
-        return [moves[i] for i in np.flatnonzero(self._val[src] ^ neg)]
+        return [moves[i] for i in np.flatnonzero(work.val[src] ^ neg)]
 
     def next(self, state: bytes, moves: Sequence[Term]) -> bytes:
         """The state after a joint move in role order."""
@@ -147,8 +162,7 @@ class PropnetReasoner:
             if i is None:
                 raise ReasonerError(f"{m} is never a legal move of {self.roles[r]}")
             does.append(int(net.does_nodes[net.move_start[r] + i]))
-        self._load(state)
-        val = self._val
+        val = self._load(state).val
         val[net.does_nodes] = 0
         val[does] = 1
         k.eval_phase(
@@ -161,24 +175,24 @@ class PropnetReasoner:
 
     def terminal(self, state: bytes) -> bool:
         """True in a terminal state."""
-        self._load(state)
+        work = self._load(state)
         x = self.net.terminal_lit
-        return bool(self._val[x >> 1] ^ (x & 1))
+        return bool(work.val[x >> 1] ^ (x & 1))
 
     def goal(self, state: bytes, role_index: int) -> int:
         """The goal value of one role; ReasonerError unless exactly one is defined."""
-        self._load(state)
+        work = self._load(state)
         net = self.net
-        if not self._goals_ready:
+        if not work.goals_ready:
             k.eval_phase(
                 net.kind, net.in_start, net.inputs, net.order, net.blocks,
-                net.phases[4], net.phases[5], self._val,
+                net.phases[4], net.phases[5], work.val,
             )  # fmt: skip
-            self._goals_ready = True
+            work.goals_ready = True
         values = []
         for i in range(net.goal_start[role_index], net.goal_start[role_index + 1]):
             x = int(net.goal_lits[i])
-            if self._val[x >> 1] ^ (x & 1):
+            if work.val[x >> 1] ^ (x & 1):
                 values.append(int(net.goal_values[i]))
         if len(values) != 1:
             raise ReasonerError(
@@ -224,14 +238,14 @@ class PropnetReasoner:
                 net.base_nodes, net.next_lits, net.legal_lits, net.does_nodes, net.move_start,
                 net.terminal_lit, net.goal_lits, net.goal_values, net.goal_start,
                 net.fan_start, net.fanout, net.level, net.scc, net.scc_start, net.scc_nodes,
-                net.needed, bits, count, seed, max_steps, self._playout_val,
+                net.needed, bits, count, seed, max_steps, self._work().playout_val,
             )  # fmt: skip
         else:
             done, moves, sums, err = k.playouts64(
                 net.kind, net.in_start, net.inputs, net.order, net.blocks, net.phases,
                 net.base_nodes, net.next_lits, net.legal_lits, net.does_nodes, net.move_start,
                 net.terminal_lit, net.goal_lits, net.goal_values, net.goal_start,
-                bits, count, seed, max_steps, self._val64,
+                bits, count, seed, max_steps, self._work().val64,
             )  # fmt: skip
         if err == k.ERR_NO_LEGAL:
             raise ReasonerError("a role has no legal move in a non-terminal state")

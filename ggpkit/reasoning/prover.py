@@ -37,6 +37,7 @@ turns them back into terms.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -49,7 +50,7 @@ from ggpkit.gdl.game_rules import (
 )
 from ggpkit.gdl.kif import Rule
 from ggpkit.gdl.terms import Const, Func, Term, Var, is_ground
-from ggpkit.reasoning.base import ReasonerError
+from ggpkit.reasoning.base import BatchPlayouts, ReasonerError
 
 # Internal values: a ground value is ``str | tuple``; a pattern may also hold ``int`` slots.
 Value = Any
@@ -760,9 +761,9 @@ class Prover:
                 raise ReasonerError(f"'{rel}' must not depend on 'does'")
         if self._prog.level_of("init") > _STATIC or self._prog.level_of("role") > _STATIC:
             raise ReasonerError("'init' and 'role' must not depend on 'true' or 'does'")
-        self._static = _Db(self._prog, None, _STATIC)
+        static = _Db(self._prog, None, _STATIC)
         by_name: dict[str, Any] = {}
-        for v in self._static.get("role").facts:
+        for v in static.get("role").facts:
             if type(v) is tuple and len(v) == 2:
                 by_name[str(to_term(v[1]))] = v[1]
         # Role order is the order of the role facts in the rules, as in ggp-base.
@@ -775,13 +776,30 @@ class Prover:
         order += sorted(n for n in by_name if n not in order)
         self.roles: tuple[str, ...] = tuple(order)
         self._role_values: list[Any] = [by_name[r] for r in order]
-        self._cache: OrderedDict[ProverState, tuple[_Db, dict[str, list[Term]]]] = OrderedDict()
         self._cache_size = cache_size
+        self.name = "prover"
+        self.batch: BatchPlayouts[ProverState] | None = None
+        self._local = threading.local()
+        self._local.contexts = _Contexts(static)
+
+    def _contexts(self) -> _Contexts:
+        """This thread's evaluation contexts, made on first use.
+
+        Why per thread: contexts are filled lazily while rules are evaluated, so a
+        context shared by two threads would be read half-filled. The compiled program
+        is shared (its join plans are a cache of deterministic values).
+        """
+        contexts: _Contexts | None = getattr(self._local, "contexts", None)
+        if contexts is None:
+            contexts = _Contexts(_Db(self._prog, None, _STATIC))
+            self._local.contexts = contexts
+        return contexts
 
     # ---- the Reasoner protocol -----------------------------------------------------
 
     def initial(self) -> ProverState:
-        return frozenset(v[1] for v in self._static.get("init").facts if type(v) is tuple)
+        static = self._contexts().static
+        return frozenset(v[1] for v in static.get("init").facts if type(v) is tuple)
 
     def legal(self, state: ProverState, role_index: int) -> list[Term]:
         db, memo = self._state(state)
@@ -840,20 +858,32 @@ class Prover:
         return frozenset(to_value(f) for f in facts)
 
     def _state(self, state: ProverState) -> tuple[_Db, dict[str, list[Term]]]:
-        entry = self._cache.get(state)
+        contexts = self._contexts()
+        cache = contexts.states
+        entry = cache.get(state)
         if entry is not None:
-            self._cache.move_to_end(state)
+            cache.move_to_end(state)
             return entry
-        db = _Db(self._prog, self._static, _STATE)
+        db = _Db(self._prog, contexts.static, _STATE)
         true = _Rel()
         for f in state:
             true.add(("true", f))
         db.rels["true"] = true
         entry = (db, {})
-        self._cache[state] = entry
-        if len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
+        cache[state] = entry
+        if len(cache) > self._cache_size:
+            cache.popitem(last=False)
         return entry
+
+
+class _Contexts:
+    """One thread's evaluation contexts: the static one and the most recent states'."""
+
+    __slots__ = ("states", "static")
+
+    def __init__(self, static: _Db) -> None:
+        self.static = static
+        self.states: OrderedDict[ProverState, tuple[_Db, dict[str, list[Term]]]] = OrderedDict()
 
 
 def _is_role_fact(rule: Rule) -> bool:

@@ -120,7 +120,7 @@ class Combination(Game[tuple[int, ...]]):
         self.name = "toy-combination"
         self.description = "Guess a combination bit by bit."
         self.roles = ("solver",)
-        self.info = GameInfo(Dynamics.TURN_TAKING, Utility.ZERO_SUM)
+        self.info = GameInfo(Dynamics.TURN_TAKING, Utility.GENERAL_SUM)
         self.secret = tuple(int(c) for c in secret)
 
     def initial_state(self) -> tuple[int, ...]:
