@@ -13,10 +13,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ggpkit.agents.arena import ArenaResult, run_arena
-from ggpkit.agents.arena import MatchRecord as ArenaMatch
 from ggpkit.agents.specs import SpecError, describe_agents
 from ggpkit.cli.app import app
+from ggpkit.match.arena import ArenaResult, run_arena
+from ggpkit.match.arena import MatchRecord as ArenaMatch
 
 
 @app.command(

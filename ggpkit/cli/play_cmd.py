@@ -9,6 +9,7 @@ way: the board is drawn each turn, the person's role is asked for its move by th
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Hashable, Mapping
 from pathlib import Path
 from typing import Annotated, Any
@@ -19,12 +20,16 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from ggpkit.agents.base import Agent, Limit
+from ggpkit.agents.base import Agent
 from ggpkit.agents.human import HumanAgent, QuitGame
 from ggpkit.agents.specs import SpecError, make_agent
 from ggpkit.cli.app import app
 from ggpkit.games.api import Game, GameError
 from ggpkit.games.registry import load
+from ggpkit.match.clock import UNTIMED_START
+from ggpkit.match.driver import MatchDriver, StepResult
+from ggpkit.match.players import HumanPlayer, LocalPlayer, Player
+from ggpkit.match.records import MatchRecord, new_match_id
 
 
 def load_game(name_or_path: str, engine: str = "native") -> Game[Any]:
@@ -38,10 +43,6 @@ def load_game(name_or_path: str, engine: str = "native") -> Game[Any]:
         raise GameError(f"the GDL engine is not available here ({e})") from None
 
 
-def _is_noop_only(moves: list[Any]) -> bool:
-    return len(moves) == 1 and str(moves[0]) == "noop"
-
-
 def play_match(
     game: Game[Any],
     human_role: str,
@@ -52,32 +53,55 @@ def play_match(
 ) -> tuple[Hashable, int]:
     """Play from ``state`` (default: the start) to the end; return (final state, joint moves).
 
-    The human is asked only when it has a real move (not a lone ``noop``). The board
-    is drawn before every joint move and once more at the end.
+    The steps are played by the match driver, as in every other match: the person is
+    asked only when their role has a real choice (never for a lone ``noop``), the
+    agents have no clock beyond their own limits, and a failed or illegal agent move
+    is replaced by a random legal one and reported. The board is drawn before every
+    joint move and once more at the end.
     """
-    state = game.initial_state() if state is None else state
-    steps = 0
-    while not game.is_terminal(state):
-        mover = game.to_move(state)
+    record = MatchRecord(
+        match_id=new_match_id(game.name),
+        game_name=game.name,
+        rules="",
+        roles=list(game.roles),
+        start_clock=0.0,
+        play_clock=0.0,
+    )
+    driver = MatchDriver(game, record, state=state)
+    players: list[Player] = [
+        HumanPlayer(human, human_role) if role == human_role else LocalPlayer(opponents[role])
+        for role in game.roles
+    ]
+
+    def show_board() -> None:
+        mover = game.to_move(driver.state)
         who = f"{mover} to move" if mover is not None else "all roles move at once"
-        console.print(Panel.fit(Text(game.render(state)), title=f"{game.name}: {who}"))
-        joint = []
-        for role in game.roles:
-            if role == human_role:
-                legal = game.legal_moves(state, role)
-                move = (
-                    legal[0] if _is_noop_only(legal) else human.select(game, state, role, Limit())
-                )
-            else:
-                move = opponents[role].select(game, state, role, Limit())
-            joint.append(move)
-        for role, move in zip(game.roles, joint, strict=True):
+        console.print(Panel.fit(Text(game.render(driver.state)), title=f"{game.name}: {who}"))
+
+    def show_step(step: StepResult) -> None:
+        for role, move, error in zip(game.roles, step.joint, step.errors, strict=True):
             if str(move) != "noop" or len(game.roles) == 1:
                 you = " (you)" if role == human_role else ""
                 console.print(Text(f"{role}{you} plays {move}", style="bold"), soft_wrap=True)
-        state = game.next_state(state, joint)
-        steps += 1
-    return state, steps
+            if error:
+                console.print(Text(f"{role}: its agent failed ({error}); a random legal move "
+                                   "was played", style="red"), soft_wrap=True)  # fmt: skip
+        if not driver.finished:
+            show_board()
+
+    async def run() -> None:
+        for player, role in zip(players, game.roles, strict=True):
+            await player.start(record.match_id, role, game, "", UNTIMED_START, 0.0)
+        try:
+            if not driver.finished:
+                show_board()
+            await driver.run(players, None, show_step)
+        finally:
+            for player in players:
+                await player.stop(record.match_id, driver.last, 1.0)
+
+    asyncio.run(run())
+    return driver.state, record.steps
 
 
 def show_result(
@@ -134,9 +158,6 @@ def play_command(
                 opponents[other] = make_agent(opponent, seed=None if seed is None else seed + i)
             except SpecError as e:
                 raise typer.BadParameter(e.reason, param_hint="--opponent") from None
-    agents = {human_role: human, **opponents}
-    for r, agent in agents.items():
-        agent.start(loaded, r)
     others = ", ".join(f"{r} ({opponents[r].name})" for r in opponents) or "nobody"
     intro = f"{loaded.name}: you play {human_role} against {others}. Type help for help."
     console.print(Text(intro), soft_wrap=True)
@@ -145,7 +166,4 @@ def play_command(
     except QuitGame:
         console.print(Text("You left the game."))
         return
-    finally:
-        for agent in agents.values():
-            agent.stop()
     show_result(loaded, state, steps, human_role, console)

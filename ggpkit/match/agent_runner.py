@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from ggpkit.agents.base import Agent, Limit
 from ggpkit.games.api import Game
 from ggpkit.gdl.terms import Term
+from ggpkit.match.remote import PlayerFault
 
 T = TypeVar("T")
 
@@ -68,6 +69,8 @@ class Choice:
     move: Term
     problem: str = ""
     code: str = ""
+    chosen: Term | None = None
+    """The agent's own move, also when it is illegal (None when it gave none)."""
 
 
 class AgentRunner:
@@ -82,27 +85,36 @@ class AgentRunner:
         if self._busy is None or self._busy.done():
             return True
         # Late or failed: either way, the question is whether it is done now.
+        timeout = None if seconds == float("inf") else seconds
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(asyncio.shield(self._busy), seconds)
+            await asyncio.wait_for(asyncio.shield(self._busy), timeout)
         return self._busy.done()
 
-    async def start(self, game: Game[Any], role: str, seconds: float) -> str:
-        """Run the agent's metagaming within ``seconds``; ``""`` or what went wrong."""
+    async def start(self, game: Game[Any], role: str, seconds: float) -> PlayerFault | None:
+        """Run the agent's metagaming within ``seconds``; None, or the fault (TO or CE)."""
         self._busy = in_daemon_thread(lambda: self.agent.start(game, role))
         try:
             await asyncio.wait_for(asyncio.shield(self._busy), max(seconds, 0.0))
         except TimeoutError:
-            return "metagaming ran past the start clock"
+            return PlayerFault("TO", "metagaming ran past the start clock")
         except Exception as e:
-            return f"metagaming failed: {type(e).__name__}: {e}"
-        return ""
+            return PlayerFault("CE", f"metagaming failed: {type(e).__name__}: {e}")
+        return None
 
-    async def select(self, game: Game[Any], state: Hashable, role: str, seconds: float) -> Choice:
-        """A legal move within ``seconds``: the agent's, or a random legal one if it fails."""
+    async def select(
+        self, game: Game[Any], state: Hashable, role: str, seconds: float | None
+    ) -> Choice:
+        """A legal move within ``seconds`` (None: no clock; the agent's own limit applies).
+
+        The agent's move, or a random legal one with the fault's code when it is late,
+        fails or chooses an illegal move.
+        """
         legal = game.legal_moves(state, role)
         if len(legal) == 1:  # no choice to make: the agent is not asked
             return Choice(legal[0])
         fallback = self.rng.choice(legal)
+        if seconds is None:
+            return await self._untimed(game, state, role, legal, fallback)
         deadline = asyncio.get_running_loop().time() + max(seconds, 0.0)
         if not await self._wait_idle(max(seconds, 0.0)):
             return Choice(fallback, "the agent was still busy with the previous move", "TO")
@@ -117,9 +129,24 @@ class AgentRunner:
             return Choice(fallback, "the agent ran past its deadline", "TO")
         except Exception as e:
             return Choice(fallback, f"the agent failed: {type(e).__name__}: {e}", "CE")
+        return self._checked(move, legal, fallback)
+
+    async def _untimed(
+        self, game: Game[Any], state: Hashable, role: str, legal: list[Term], fallback: Term
+    ) -> Choice:
+        await self._wait_idle(float("inf"))
+        self._busy = in_daemon_thread(lambda: self.agent.select(game, state, role, Limit()))
+        try:
+            move = await asyncio.shield(self._busy)
+        except Exception as e:
+            return Choice(fallback, f"the agent failed: {type(e).__name__}: {e}", "CE")
+        return self._checked(move, legal, fallback)
+
+    @staticmethod
+    def _checked(move: Term, legal: list[Term], fallback: Term) -> Choice:
         if move not in legal:
-            return Choice(fallback, f"the agent chose an illegal move {move}", f"IL {move}")
-        return Choice(move)
+            return Choice(fallback, f"the agent chose an illegal move {move}", f"IL {move}", move)
+        return Choice(move, chosen=move)
 
     async def stop(self, seconds: float = 1.0) -> None:
         """Tell the agent the match is over (after its last call, within ``seconds``)."""

@@ -10,6 +10,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+UNTIMED_START = 24 * 3600.0
+"""The start clock of untimed matches (arena, terminal play): metagaming is not timed."""
+
 
 @dataclass(frozen=True, slots=True)
 class Clocks:

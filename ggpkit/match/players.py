@@ -7,6 +7,7 @@ ggp.org error code and the referee substitutes a random legal move.
 
 from __future__ import annotations
 
+import logging
 import random
 from collections.abc import Hashable, Sequence
 from typing import Any, Protocol
@@ -22,6 +23,8 @@ from ggpkit.match.protocol import format_abort, format_play, format_start, forma
 from ggpkit.match.remote import PlayerFault, RemotePlayer
 from ggpkit.match.scramble import Scrambler
 
+log = logging.getLogger("ggpkit.match")
+
 
 class Player(Protocol):
     """What the referee needs of a player."""
@@ -35,9 +38,21 @@ class Player(Protocol):
         """Get ready within ``start`` seconds; PlayerFault if the player did not."""
 
     async def play(
-        self, match_id: str, last: Sequence[Term] | None, state: Hashable, clock: float
+        self, match_id: str, last: Sequence[Term] | None, state: Hashable, clock: float | None
     ) -> str:
-        """The player's move text for ``state`` (after joint move ``last``); or PlayerFault."""
+        """The player's move text for ``state`` (after joint move ``last``); or PlayerFault.
+
+        ``clock`` is the play clock in seconds; None for an untimed match.
+        """
+
+    async def observe(
+        self, match_id: str, last: Sequence[Term] | None, state: Hashable, clock: float | None
+    ) -> None:
+        """A step in which this player's role has a single legal move and is not asked.
+
+        Local players need nothing; a remote player is still sent the protocol's
+        message (it learns the last joint move from it) and its reply is ignored.
+        """
 
     async def stop(self, match_id: str, last: Sequence[Term] | None, clock: float) -> None:
         """The match is over; ``last`` is the final joint move."""
@@ -61,18 +76,25 @@ class LocalPlayer:
         self, match_id: str, role: str, game: Game[Any], rules: str, start: float, play: float
     ) -> None:
         self.game, self.role = game, role
-        problem = await self.runner.start(game, role, thinking_time(start))
-        if problem:
-            raise PlayerFault("TO" if "past" in problem else "CE", problem)
+        fault = await self.runner.start(game, role, thinking_time(start))
+        if fault is not None:
+            raise fault
 
     async def play(
-        self, match_id: str, last: Sequence[Term] | None, state: Hashable, clock: float
+        self, match_id: str, last: Sequence[Term] | None, state: Hashable, clock: float | None
     ) -> str:
+        """The agent's own move (legal or not: the match driver judges it), or PlayerFault."""
         assert self.game is not None, "play before start"
-        choice = await self.runner.select(self.game, state, self.role, thinking_time(clock))
-        if choice.code:
-            raise PlayerFault(choice.code, choice.problem)
-        return str(choice.move)
+        seconds = None if clock is None else thinking_time(clock)
+        choice = await self.runner.select(self.game, state, self.role, seconds)
+        if choice.chosen is not None:
+            return str(choice.chosen)
+        raise PlayerFault(choice.code, choice.problem)
+
+    async def observe(
+        self, match_id: str, last: Sequence[Term] | None, state: Hashable, clock: float | None
+    ) -> None:
+        pass
 
     async def stop(self, match_id: str, last: Sequence[Term] | None, clock: float) -> None:
         await self.runner.stop(clock)
@@ -112,10 +134,20 @@ class HttpPlayer:
             raise PlayerFault("CE", f"START answered {reply[:60]!r} instead of ready")
 
     async def play(
-        self, match_id: str, last: Sequence[Term] | None, state: Hashable, clock: float
+        self, match_id: str, last: Sequence[Term] | None, state: Hashable, clock: float | None
     ) -> str:
+        assert clock is not None, "remote players are always timed"
         reply = await self.remote.send(format_play(match_id, self._moves(last)), clock)
         return reply if self.scrambler is None else self.scrambler.unscramble(reply)
+
+    async def observe(
+        self, match_id: str, last: Sequence[Term] | None, state: Hashable, clock: float | None
+    ) -> None:
+        """Send PLAY (the protocol's step message) and ignore whatever comes back."""
+        try:
+            await self.play(match_id, last, state, clock)
+        except PlayerFault as e:
+            log.info("%s on a step without choice: %s", self.name, e)
 
     async def stop(self, match_id: str, last: Sequence[Term] | None, clock: float) -> None:
         await self.remote.send(format_stop(match_id, self._moves(last)), clock)
@@ -145,15 +177,18 @@ class HumanPlayer:
         self.game, self.role = game, role
 
     async def play(
-        self, match_id: str, last: Sequence[Term] | None, state: Hashable, clock: float
+        self, match_id: str, last: Sequence[Term] | None, state: Hashable, clock: float | None
     ) -> str:
+        """The person's move: the human agent asks again until the input is a legal move."""
         game = self.game
         assert game is not None, "play before start"
-        legal = game.legal_moves(state, self.role)
-        if len(legal) == 1:
-            return str(legal[0])
         move = await in_daemon_thread(lambda: self.agent.select(game, state, self.role, Limit()))
         return str(move)
+
+    async def observe(
+        self, match_id: str, last: Sequence[Term] | None, state: Hashable, clock: float | None
+    ) -> None:
+        pass
 
     async def stop(self, match_id: str, last: Sequence[Term] | None, clock: float) -> None:
         pass

@@ -1,6 +1,7 @@
 """The referee (game manager): runs one match between players under the GGP protocol.
 
-START goes to all players in parallel, then every step PLAY goes to all in
+START goes to all players in parallel, then the match driver
+(:mod:`ggpkit.match.driver`) plays every step: PLAY goes to all players in
 parallel; a reply that is late (``TO``), unreadable or illegal (``IL <reply>``) or
 lost to a connection failure (``CE``) is replaced by a random legal move and the
 error recorded for that role and step. At a terminal state STOP goes to all and
@@ -20,12 +21,12 @@ from typing import Any
 
 from ggpkit.agents.human import QuitGame
 from ggpkit.games.api import Game, GameError
-from ggpkit.gdl.terms import Term, facts_text
+from ggpkit.gdl.terms import Term
 from ggpkit.match.clock import Clocks
+from ggpkit.match.driver import MatchDriver
 from ggpkit.match.players import Player
 from ggpkit.match.recorder import MatchRecorder, NullRecorder
 from ggpkit.match.records import MatchRecord, new_match_id
-from ggpkit.match.remote import PlayerFault
 
 log = logging.getLogger("ggpkit.referee")
 
@@ -42,12 +43,6 @@ class StepEvent:
 
 
 Observer = Callable[[StepEvent], None]
-
-
-def _fault_code(result: BaseException) -> str:
-    if isinstance(result, PlayerFault):
-        return result.code if result.code != "IL" else f"IL {result.detail}"
-    return "CE"
 
 
 class Referee:
@@ -93,31 +88,23 @@ class Referee:
     async def run(self) -> MatchRecord:
         """Play the match to its end; the finished record (aborted if interrupted)."""
         game, record = self.game, self.record
-        state: Hashable = game.initial_state()
-        record.add_state(facts_text(game.facts(state)))
-        self._report(self.recorder.match_started)
-        self._observe(StepEvent(0, state, (), (), record))
-        last: list[Term] | None = None
+        driver = MatchDriver(game, record, self.recorder, self.rng)
+        driver.begin()
+        self._observe(StepEvent(0, driver.state, (), (), record))
         try:
             await self._start_all()
-            while not game.is_terminal(state):
-                moves, errors = await self._play_all(state, last)
-                state = game.next_state(state, moves)
-                last = moves
-                record.add_step([str(m) for m in moves], errors, facts_text(game.facts(state)))
-                self._report(self.recorder.step_played)
+            while not driver.finished:
+                step = await driver.step(self.players, self.clocks.play)
                 self._observe(
-                    StepEvent(record.steps, state, tuple(map(str, moves)), tuple(errors), record)
+                    StepEvent(
+                        record.steps, step.state, tuple(map(str, step.joint)), step.errors, record
+                    )
                 )
         except (asyncio.CancelledError, KeyboardInterrupt, QuitGame):
-            record.is_aborted = True
-            self._report(self.recorder.match_ended)
+            driver.abort()
             await asyncio.shield(self._abort_all())
             raise
-        goals = game.goals(state)
-        record.finish([goals[r] for r in game.roles])
-        self._report(self.recorder.match_ended)
-        await self._stop_all(last)
+        await self._stop_all(driver.last)
         return record
 
     # ---- the protocol, to all players in parallel ----------------------------------------------
@@ -139,32 +126,6 @@ class Referee:
             if isinstance(result, BaseException):
                 _reraise_interrupts(result)
                 log.warning("START of %s failed: %s", role, result)
-
-    async def _play_all(
-        self, state: Hashable, last: Sequence[Term] | None
-    ) -> tuple[list[Term], list[str]]:
-        """Every role's move for this step (fallbacks substituted) and the errors per role."""
-        game = self.game
-        calls = [p.play(self.record.match_id, last, state, self.clocks.play) for p in self.players]
-        results = await asyncio.gather(*calls, return_exceptions=True)
-        moves: list[Term] = []
-        errors: list[str] = []
-        for role, result in zip(game.roles, results, strict=True):
-            if isinstance(result, BaseException):
-                _reraise_interrupts(result)
-                error = _fault_code(result)
-                log.warning("%s: %s", role, result)
-            else:
-                try:
-                    moves.append(game.check_move(state, role, result))
-                    errors.append("")
-                    continue
-                except GameError:
-                    error = f"IL {' '.join(str(result).split())}".strip()
-                    log.warning("%s played an illegal move %r", role, result[:80])
-            moves.append(self.rng.choice(game.legal_moves(state, role)))
-            errors.append(error)
-        return moves, errors
 
     async def _stop_all(self, last: Sequence[Term] | None) -> None:
         calls = [p.stop(self.record.match_id, last, self.clocks.play) for p in self.players]

@@ -13,11 +13,11 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
-from ggpkit.agents.arena import MatchRecord as ArenaRecord
 from ggpkit.games.api import Game, GameError
 from ggpkit.games.registry import games, load, load_kif, rules_path
 from ggpkit.gdl.kif import GdlSyntaxError, parse_terms
 from ggpkit.gdl.terms import Term, facts_text, strip_pos
+from ggpkit.match.arena import MatchRecord as ArenaRecord
 from ggpkit.match.records import MatchRecord
 
 

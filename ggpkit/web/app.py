@@ -175,7 +175,7 @@ def create_app(db_path: Path | str, games_dir: Path | str | None = None) -> Fast
         holder["st"] = AppState(Path(db_path), gdir)
         for name in games():  # load (and compile) the native games before serving
             load(name)
-        _restore_sessions(holder["st"])
+        await run_in_threadpool(_restore_sessions, holder["st"])
         yield
         holder["st"].store.close()
 

@@ -13,14 +13,18 @@ that clients can detect a stale view.
 
 from __future__ import annotations
 
+import asyncio
 import threading
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ggpkit.agents.base import Agent, Limit
+from ggpkit.agents.base import Agent
 from ggpkit.games.api import Game, GameError, IllegalMoveError
-from ggpkit.gdl.terms import Term, facts_text
+from ggpkit.gdl.terms import Term
+from ggpkit.match.clock import UNTIMED_START
+from ggpkit.match.driver import MatchDriver
+from ggpkit.match.players import LocalPlayer, Player
 from ggpkit.match.records import MatchRecord, new_match_id
 
 HUMAN = "human"
@@ -50,7 +54,8 @@ class Session:
     agent_time: float
     record: MatchRecord
     states: list[Hashable]
-    agents: dict[str, Agent] = field(default_factory=dict)
+    players: dict[str, Player] = field(default_factory=dict)
+    """The agent seats' players (role -> player), started for this session's game."""
     redo: list[list[str]] = field(default_factory=list)
     version: int = 0
     lock: threading.RLock = field(default_factory=threading.RLock)
@@ -75,6 +80,38 @@ class Session:
     def humans_to_move(self) -> list[str]:
         return [r for r in self.whose_turn() if self.seats[r] == HUMAN]
 
+    def driver(self, store: SessionStore) -> MatchDriver:
+        """The match driver for the next step of this session, from its current state."""
+        return MatchDriver(self.game, self.record, store, state=self.state)
+
+
+class _PersonInBrowser:
+    """A human seat as a match player: never asked, since people move by requests."""
+
+    is_human = True
+    name = HUMAN
+
+    async def start(
+        self, match_id: str, role: str, game: Game[Any], rules: str, start: float, play: float
+    ) -> None:
+        pass
+
+    async def play(
+        self, match_id: str, last: Sequence[Term] | None, state: Hashable, clock: float | None
+    ) -> str:
+        raise SessionError("a person moves by a request, not by being asked")
+
+    async def observe(
+        self, match_id: str, last: Sequence[Term] | None, state: Hashable, clock: float | None
+    ) -> None:
+        pass
+
+    async def stop(self, match_id: str, last: Sequence[Term] | None, clock: float) -> None:
+        pass
+
+    async def abort(self, match_id: str) -> None:
+        pass
+
 
 AgentFactory = Callable[[str, int | None], Agent]
 
@@ -97,7 +134,6 @@ class SessionManager:
         for role in seats:
             game.role_index(role)
         full = {r: seats.get(r, HUMAN) for r in game.roles}
-        agents = {r: self._make_agent(spec, None) for r, spec in full.items() if spec != HUMAN}
         state = game.initial_state()
         record = MatchRecord(
             match_id=new_match_id(game.name),
@@ -110,12 +146,9 @@ class SessionManager:
             is_human=[full[r] == HUMAN for r in game.roles],
             source="web",
         )
-        record.add_state(facts_text(game.facts(state)))
-        session = Session(record.match_id, game, full, agent_time, record, [state], agents)
-        for role, agent in agents.items():
-            agent.start(game, role)
-        self._store.match_started(record)
-        self._finish_if_over(session)
+        session = Session(record.match_id, game, full, agent_time, record, [state])
+        self._start_agents(session)
+        session.driver(self._store).begin()
         with self._lock:
             self._sessions[session.id] = session
         return session
@@ -134,11 +167,12 @@ class SessionManager:
         return session
 
     def _start_agents(self, session: Session) -> None:
+        """A started player for every agent seat (each agent built once per session)."""
         for role, spec in session.seats.items():
             if spec != HUMAN:
-                agent = self._make_agent(spec, None)
-                agent.start(session.game, role)
-                session.agents[role] = agent
+                player = LocalPlayer(self._make_agent(spec, None), spec)
+                asyncio.run(player.start(session.id, role, session.game, "", UNTIMED_START, 0.0))
+                session.players[role] = player
 
     # ---- moves ----------------------------------------------------------------------------
 
@@ -160,64 +194,38 @@ class SessionManager:
             if session.seats.get(role) != HUMAN:
                 session.game.role_index(role)
                 raise IllegalMoveError(move, role, f"{role} is played by {session.seats[role]}")
-            game, state = session.game, session.state
-            chosen = game.check_move(state, role, move)
-            joint: list[Term] = []
-            for r in game.roles:
-                if r == role:
-                    joint.append(chosen)
-                    continue
-                legal = game.legal_moves(state, r)
-                if len(legal) != 1:
-                    raise IllegalMoveError(
-                        move,
-                        role,
-                        f"{r} also chooses a move now; simultaneous play is not "
-                        "supported with one human seat in the browser",
-                    )
-                joint.append(legal[0])
-            self._apply(session, joint)
+            driver = session.driver(self._store)
+            joint = driver.joint_for(role, move)
+            self._record(session, driver, joint, ["" for _ in joint])
             session.redo.clear()
 
     def agent_step(self, session: Session) -> bool:
-        """Let the agents whose turn it is move once; False when a human must move or it ended."""
+        """Let the agents whose turn it is move once; False when a human must move or it ended.
+
+        The step is played by the match driver under the session's clock, as in any
+        match: a late, failed or illegal agent move is replaced and its code recorded.
+        """
         with session.lock:
             if session.finished:
                 return False
             movers = session.whose_turn()
             if not movers or any(session.seats[r] == HUMAN for r in movers):
                 return False
-            game, state = session.game, session.state
-            joint: list[Term] = []
-            for role in game.roles:
-                legal = game.legal_moves(state, role)
-                if role in movers:
-                    agent = session.agents[role]
-                    choice = agent.select(game, state, role, Limit(time=session.agent_time))
-                    joint.append(choice if choice in legal else legal[0])
-                else:
-                    joint.append(legal[0])
-            self._apply(session, joint)
+            players = [
+                session.players.get(role) or _PersonInBrowser() for role in session.game.roles
+            ]
+            driver = session.driver(self._store)
+            joint, errors = asyncio.run(driver.ask(players, session.agent_time, session.id))
+            self._record(session, driver, joint, errors)
             session.redo.clear()
             return True
 
-    def _apply(self, session: Session, joint: list[Term]) -> None:
-        state = session.game.next_state(session.state, joint)
-        session.states.append(state)
-        session.record.add_step(
-            [str(m) for m in joint],
-            ["" for _ in joint],
-            facts_text(session.game.facts(state)),
-        )
+    def _record(
+        self, session: Session, driver: MatchDriver, joint: Sequence[Term], errors: list[str]
+    ) -> None:
+        driver.commit(joint, errors)
+        session.states.append(driver.state)
         session.version += 1
-        self._store.step_played(session.record)
-        self._finish_if_over(session)
-
-    def _finish_if_over(self, session: Session) -> None:
-        if session.finished:
-            goals = session.game.goals(session.state)
-            session.record.finish([goals[r] for r in session.game.roles])
-            self._store.match_ended(session.record)
 
     # ---- undo / redo ----------------------------------------------------------------------
 
@@ -247,7 +255,6 @@ class SessionManager:
             if not session.redo:
                 raise SessionError("nothing to redo")
             joint = session.redo.pop()
-            saved = session.redo
-            session.redo = []
-            self._apply(session, [session.game.parse_move(m) for m in joint])
-            session.redo = saved
+            driver = session.driver(self._store)
+            moves = [session.game.parse_move(m) for m in joint]
+            self._record(session, driver, moves, ["" for _ in moves])

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from ggpkit.agents.arena import play_match
 from ggpkit.agents.base import Limit
 from ggpkit.games.registry import load
+from ggpkit.match.arena import play_match
 from ggpkit.match.records import MatchRecord, RecordError
 from ggpkit.match.replay import ReplayError, open_replay, record_from_arena, replay
 from match.support import TINY_GDL, TinyGame

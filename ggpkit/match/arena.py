@@ -20,26 +20,31 @@ interval of an agent's mean goal uses Student's t.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import multiprocessing
 import os
 import random
 import time
 from collections.abc import Callable, Hashable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ggpkit.agents.base import Limit
 from ggpkit.agents.specs import SpecError, make_agent, parse_spec
 from ggpkit.games.api import Game, GameError
 from ggpkit.games.registry import load
+from ggpkit.match.clock import UNTIMED_START
+from ggpkit.match.driver import MatchDriver
+from ggpkit.match.players import LocalPlayer
+from ggpkit.match.records import MatchRecord as GgpRecord
 
 MAX_STEPS = 10_000
 """A match longer than this is stopped as broken (every GGP game is finite)."""
 
 
 class ArenaError(GameError):
-    """An arena run that cannot go on: a bad spec, an agent error, an illegal move."""
+    """An arena run that cannot go on: a bad spec, or a match that never ends."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,8 +65,8 @@ class MatchRecord:
     states: tuple[Hashable, ...]
     goals: dict[str, int]
     seconds: float
-    think_seconds: dict[str, float] = field(default_factory=dict)
-    """Total time each role's agent spent choosing moves."""
+    errors: tuple[tuple[str, ...], ...] = ()
+    """Per joint move, each role's error code (``TO``, ``CE``, ``IL <move>``; ``""``: none)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,54 +140,55 @@ def play_match(
     seed: int,
     limit: Limit,
 ) -> MatchRecord:
-    """Play match ``index``: fresh agents from ``specs`` in rotated roles; checks every move."""
+    """Play match ``index`` through the match driver: fresh agents from ``specs`` in rotated roles.
+
+    Each move is clocked by ``limit.time`` (None: the agents' own limits only); a late,
+    failed or illegal answer is replaced by a random legal move and its code kept in
+    ``errors``, exactly as in a refereed match.
+    """
     n = len(game.roles)
     slots = assignment(index, n)
-    agents = [make_agent(specs[s], seed=derive_seed(seed, index, j)) for j, s in enumerate(slots)]
+    players = [
+        LocalPlayer(make_agent(specs[s], seed=derive_seed(seed, index, j)), specs[s], seed)
+        for j, s in enumerate(slots)
+    ]
+    record = GgpRecord(
+        match_id=f"arena-{index}",
+        game_name=game.name,
+        rules="",
+        roles=list(game.roles),
+        start_clock=0.0,
+        play_clock=limit.time or 0.0,
+        player_names=[specs[s] for s in slots],
+    )
+    driver = MatchDriver(game, record, rng=random.Random(derive_seed(seed, index, n)))
+    states: list[Hashable] = [driver.state]
     started = time.perf_counter()
-    think = dict.fromkeys(game.roles, 0.0)
-    for agent, role in zip(agents, game.roles, strict=True):
-        agent.start(game, role)
-    state = game.initial_state()
-    states: list[Hashable] = [state]
-    moves: list[tuple[str, ...]] = []
-    try:
-        while not game.is_terminal(state):
-            if len(moves) >= MAX_STEPS:
-                raise ArenaError(f"{game.name}: match {index} passed {MAX_STEPS} moves")
-            joint = []
-            for agent, role in zip(agents, game.roles, strict=True):
-                legal = game.legal_moves(state, role)
-                if len(legal) == 1:
-                    joint.append(legal[0])
-                    continue
-                t0 = time.perf_counter()
-                move = agent.select(game, state, role, limit)
-                think[role] += time.perf_counter() - t0
-                if move not in legal:
-                    reason = game.why_illegal(state, role, move)
-                    raise ArenaError(
-                        f"{agent.name} as {role} in match {index} chose illegal move {move}: "
-                        f"{reason}"
-                    )
-                joint.append(move)
-            moves.append(tuple(str(m) for m in joint))
-            state = game.next_state(state, joint)
-            states.append(state)
-    finally:
-        for agent in agents:
-            agent.stop()
+
+    async def run() -> None:
+        for player, role in zip(players, game.roles, strict=True):
+            await player.start(record.match_id, role, game, "", UNTIMED_START, limit.time or 0.0)
+        try:
+            await driver.run(players, limit.time, lambda step: states.append(step.state), MAX_STEPS)
+        finally:
+            for player in players:
+                await player.stop(record.match_id, driver.last, 1.0)
+
+    driver.begin()
+    asyncio.run(run())
+    if not driver.finished:
+        raise ArenaError(f"{game.name}: match {index} passed {MAX_STEPS} moves")
     return MatchRecord(
         index=index,
         game=game.name,
         roles=tuple(game.roles),
         agents=tuple(specs[s] for s in slots),
         seed=seed,
-        moves=tuple(moves),
+        moves=tuple(tuple(m) for m in record.moves),
         states=tuple(states),
-        goals=game.goals(state),
+        goals=game.goals(driver.state),
         seconds=time.perf_counter() - started,
-        think_seconds=think,
+        errors=tuple(tuple(e) for e in record.errors),
     )
 
 

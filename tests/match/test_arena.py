@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from agents.toy_games import Combination, Nim, TicTacToe
 from typer.testing import CliRunner
 
-from ggpkit.agents.arena import ArenaError, MatchRecord, run_arena, summarize
 from ggpkit.cli import _load_commands, app
-
-from .toy_games import Combination, Nim, TicTacToe
+from ggpkit.match.arena import ArenaError, MatchRecord, run_arena, summarize
 
 
 def test_counts_are_consistent_and_roles_rotate() -> None:
