@@ -5,7 +5,7 @@ opponent's). That is exact for zero-sum games and, for general-sum games such as
 pawn checkers (each side scored by its own captures, the higher score winning),
 it is the objective that decides the winner; maximising one's own goal alone
 would ignore the captures one concedes. Static values come from
-:mod:`ggpkit.agents.evaluation` in the same units. Terminal values are shaded by
+:mod:`ggpkit.games.evaluation` in the same units. Terminal values are shaded by
 the ply so that faster wins and slower losses are preferred.
 
 Iterative deepening runs depth 1, 2, ... until the time or depth limit; the move
@@ -16,10 +16,10 @@ ordered TT move first, then by the evaluation's priority (captures, jumps), then
 a history score. Pending captures (the evaluation's ``noisy``) are searched past the
 horizon (quiescence), with standing pat unless captures are compulsory.
 
-Native pawn checkers (and its barrel variant) is searched instead by the compiled
-bitboard search of :mod:`ggpkit.agents.checkers_search`, hundreds of times faster
-than going through terms; the move it finds is mapped back to the game's own legal
-move term.
+A game that declares its own compiled search (``capabilities.search``, native pawn
+checkers' bitboard search) is searched by it instead, hundreds of times faster than
+going through terms; its evaluation comes from ``capabilities.evaluation`` when the
+game declares one, else the generic one.
 """
 
 from __future__ import annotations
@@ -30,10 +30,9 @@ from collections.abc import Hashable
 from typing import Any
 
 from ggpkit.agents.base import Agent, Limit
-from ggpkit.agents.checkers_search import CheckersSearch
-from ggpkit.agents.evaluation import Evaluation, evaluation_for
 from ggpkit.games.api import Game, GameError
-from ggpkit.games.checkers import CheckersState, PawnCheckers
+from ggpkit.games.capabilities import Evaluation, Searcher
+from ggpkit.games.evaluation import GenericEvaluation
 from ggpkit.gdl.terms import Term
 
 DEFAULT_LIMIT = Limit(time=1.0)
@@ -45,8 +44,6 @@ _PROVEN = 100.0
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 _MAX_QUIESCENCE = 8
 _TT_MAX = 2_000_000
-_CHECKERS_MARGIN = 0.03
-"""Seconds kept back from a time limit for the Python around the compiled checkers search."""
 
 
 class AlphaBetaError(GameError):
@@ -76,12 +73,12 @@ class AlphaBetaAgent(Agent):
         self.compiled = compiled
         self.evaluation = evaluation
         self._game: Game[Any] | None = None
-        self._eval: Evaluation = Evaluation()
+        self._eval: Evaluation = GenericEvaluation()
         self._tt: dict[Hashable, tuple[int, float, int, Term | None]] = {}
         self._history: dict[Term, int] = {}
         self._deadline = math.inf
         self._nodes = 0
-        self._checkers: CheckersSearch | None = None
+        self._searcher: Searcher | None = None
         self.last_depth = 0
         """Deepest completed depth of the last :meth:`select` (for tests and benchmarks)."""
         self.last_value = 0.0
@@ -97,7 +94,7 @@ class AlphaBetaAgent(Agent):
         self._game = None
         self._tt = {}
         self._history = {}
-        self._checkers = None
+        self._searcher = None
 
     def _setup(self, game: Game[Any]) -> None:
         if len(game.roles) != 2 or not game.info.turn_taking:
@@ -107,11 +104,15 @@ class AlphaBetaAgent(Agent):
             )
         self.stop()
         self._game = game
-        self._eval = self.evaluation or evaluation_for(game)
-        if self.compiled and isinstance(game, PawnCheckers):
-            self._checkers = CheckersSearch(game.wrap)
+        declared = game.info.capabilities
+        self._eval = self.evaluation or (
+            declared.evaluation() if declared.evaluation is not None else GenericEvaluation()
+        )
+        if self.compiled and self.evaluation is None and declared.search is not None:
+            self._searcher = declared.search()
             # one shallow search loads (or compiles) the kernels before the clock runs
-            self._checkers.search(game.initial_state(), None, 2)
+            state = game.initial_state()
+            self._searcher.search(game, state, _mover(game, state), None, 2)
 
     # ---- the search ----------------------------------------------------------------
 
@@ -134,8 +135,8 @@ class AlphaBetaAgent(Agent):
         self.last_depth = 0
         if len(legal) == 1:
             return best
-        if self._checkers is not None and isinstance(state, CheckersState):
-            return self._select_checkers(state, legal, limit, started)
+        if self._searcher is not None:
+            return self._select_compiled(game, state, role, limit, started)
         max_depth = limit.depth if limit.depth is not None else 200
         for depth in range(1, max_depth + 1):
             try:
@@ -150,24 +151,18 @@ class AlphaBetaAgent(Agent):
                 break
         return best
 
-    def _select_checkers(
-        self, state: CheckersState, legal: list[Term], limit: Limit, started: float
+    def _select_compiled(
+        self, game: Game[Any], state: Hashable, role: str, limit: Limit, started: float
     ) -> Term:
-        """The compiled search's move, as the game's own legal term."""
-        assert self._checkers is not None
+        """The move of the game's own compiled search (declared in its capabilities)."""
+        assert self._searcher is not None
         seconds = None
         if limit.time is not None:
-            seconds = max(0.0, limit.time - _CHECKERS_MARGIN - (time.perf_counter() - started))
-        result = self._checkers.search(state, seconds, limit.depth)
+            seconds = max(0.0, limit.time - (time.perf_counter() - started))
+        result = self._searcher.search(game, state, role, seconds, limit.depth)
         self.last_depth = result.depth
-        self.last_value = result.value / 1000.0
-        if result.frm < 0:
-            return legal[0]
-        wanted = (result.frm % 8 + 1, result.frm // 8 + 1, result.to % 8 + 1, result.to // 8 + 1)
-        for move in legal:
-            if tuple(int(a.name) for a in getattr(move, "args", ())) == wanted:
-                return move
-        raise AlphaBetaError(f"compiled checkers search chose {wanted}, not a legal move")
+        self.last_value = result.value
+        return result.move
 
     def _root(self, game: Game[Any], state: Hashable, me: int, depth: int) -> tuple[float, Term]:
         moves = self._ordered(game, state, me, self._legal(game, state, me))
@@ -350,3 +345,11 @@ class AlphaBetaAgent(Agent):
             )
 
         return sorted(moves, key=key)
+
+
+def _mover(game: Game[Any], state: Hashable) -> str:
+    """The role with a choice in ``state`` (the first role when none has one)."""
+    for role in game.roles:
+        if len(game.legal_moves(state, role)) > 1:
+            return role
+    return game.roles[0]

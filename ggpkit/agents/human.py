@@ -5,7 +5,7 @@ line. A move may be typed as
 
 * its number in the list (``3``),
 * its GDL term (``(jump b c4 d c4)``; the brackets may be left out: ``jump b c4 d c4``),
-* the game's short form where the game has one (peg: ``b4-d4``), see :class:`ShortNotation`.
+* the game's short form where it declares one (``game.info.capabilities.notation``).
 
 ``help``, ``moves``, ``board`` and ``quit`` are commands. An illegal or unreadable
 input is answered with one line, the reason of the :class:`IllegalMoveError`, and
@@ -16,7 +16,7 @@ Input and output are injectable (``input_fn``, ``console``) so tests can type.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from rich.columns import Columns
 from rich.console import Console
@@ -33,22 +33,6 @@ class QuitGame(GameError):
 
     def __init__(self) -> None:
         super().__init__("the game was abandoned by the human player")
-
-
-@runtime_checkable
-class ShortNotation(Protocol):
-    """A game with a short move notation for people, such as peg's ``b4-d4``."""
-
-    short_move_help: str
-    """One line explaining the short form, shown by ``help``."""
-
-    def short_move(self, move: Term) -> str:
-        """The short form of a legal move."""
-        ...
-
-    def parse_short_move(self, text: str) -> Term | None:
-        """The move a short form stands for (legal or not), or None if ``text`` is not one."""
-        ...
 
 
 HELP = """\
@@ -116,8 +100,9 @@ class HumanAgent(Agent):
             raise IllegalMoveError(
                 text, role, f"there is no move number {number}; choose 1..{len(legal)}"
             )
-        if isinstance(game, ShortNotation) and not text.startswith("("):
-            short = game.parse_short_move(text)
+        notation = game.info.capabilities.notation
+        if notation is not None and not text.startswith("("):
+            short = notation.parse(text)
             if short is not None:
                 return game.check_move(state, role, short)
         if " " in text and not text.startswith("("):
@@ -135,10 +120,11 @@ class HumanAgent(Agent):
     def print_moves(self, game: Game[Any], legal: list[Term]) -> None:
         """The legal moves, numbered (with their short form when the game has one)."""
         items = []
+        notation = game.info.capabilities.notation
         for i, move in enumerate(legal, 1):
             label = f"{i:>2}. {move}"
-            if isinstance(game, ShortNotation):
-                label += f"  {game.short_move(move)}"
+            if notation is not None:
+                label += f"  {notation.short(move)}"
             items.append(Text(label))
         self.console.print(Text(f"{len(legal)} legal moves (type help for how to enter one):"))
         self.console.print(Columns(items, padding=(0, 3)))
@@ -146,6 +132,7 @@ class HumanAgent(Agent):
     def help_text(self, game: Game[Any]) -> str:
         """How to type a move in this game."""
         short = ""
-        if isinstance(game, ShortNotation):
-            short = f"  a short form                  {game.short_move_help}\n"
+        notation = game.info.capabilities.notation
+        if notation is not None:
+            short = f"  a short form                  {notation.help}\n"
         return HELP.format(short=short)

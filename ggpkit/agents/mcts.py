@@ -27,14 +27,15 @@ Why these choices:
   choice never takes a move proven worse than another proven move.
 * **Tree reuse.** The table survives between the moves of a match; at each move the
   nodes not reachable from the actual state are dropped.
-* **Playouts** go through ``game.random_playout(state, rng)`` when the game overrides
-  it with a compiled kernel; otherwise through a loop on the API that checks the clock
-  at every step. With a compiled ``playout_stats`` the agent runs ``leaf`` playouts per
-  new leaf in one call: a kernel playout costs a small fraction of one pass down the
-  tree in Python, so several samples per pass give better statistics for the same
-  time. In one-player games the API loop is always used because it records the
-  moves: the agent keeps the best complete line seen and plays it (a line found in
-  a deterministic one-player game is a guaranteed score).
+* **Playouts** run in compiled code when the game declares compiled playouts
+  (``info.capabilities.compiled_playouts``: the native engines and GDL games on the
+  propnet); otherwise through a loop on the API that checks the clock at every step.
+  Compiled, the agent runs ``leaf`` playouts per new leaf in one ``playout_stats``
+  call: a kernel playout costs a small fraction of one pass down the tree in Python,
+  so several samples per pass give better statistics for the same time. In one-player
+  games the API loop is always used because it records the moves: the agent keeps the
+  best complete line seen and plays it (a line found in a deterministic one-player game
+  is a guaranteed score).
 * **Limits.** The clock is read before every iteration and during descent and
   playouts, so the agent overshoots its time by at most one kernel playout.
 """
@@ -153,8 +154,7 @@ class MCTSAgent(Agent):
         self._root: _Node | None = None
         self._best_value = -1.0
         self._best_line: list[tuple[Hashable, Term]] = []
-        self._use_kernel = False
-        self._use_batch = False
+        self._compiled = False
         self.last_iterations = 0
         """Iterations (passes down the tree) of the last :meth:`select`."""
         self.last_playouts = 0
@@ -169,10 +169,8 @@ class MCTSAgent(Agent):
         most of a second: better here, before the clock runs, than in the first move.
         """
         self._reset(game)
-        if self._use_batch:
+        if self._compiled:
             game.playout_stats(game.initial_state(), 1, 0)
-        elif self._use_kernel:
-            game.random_playout(game.initial_state(), random.Random(0))
 
     def stop(self) -> None:
         """Drop the tree."""
@@ -185,10 +183,7 @@ class MCTSAgent(Agent):
     def _reset(self, game: Game[Any]) -> None:
         self.stop()
         self._game = game
-        overridden = type(game).random_playout is not Game.random_playout
-        self._use_kernel = overridden and len(game.roles) > 1
-        batched = type(game).playout_stats is not Game.playout_stats
-        self._use_batch = self._use_kernel and batched and self.leaf > 1
+        self._compiled = game.info.capabilities.compiled_playouts and len(game.roles) > 1
 
     def root_value(self) -> tuple[float, ...] | None:
         """The proven value (goals / 100 per role) of the last searched state, if proven."""
@@ -396,13 +391,10 @@ class MCTSAgent(Agent):
 
         The compiled kernels when the game has them, else a clocked loop on the API.
         """
-        if self._use_batch:
+        if self._compiled:
             stats = game.playout_stats(state, self.leaf, self.rng.getrandbits(63))
             scale = 100.0 * stats.playouts
             return tuple(total / scale for total in stats.goal_sums), stats.playouts
-        if self._use_kernel:
-            goals, _ = game.random_playout(state, self.rng)
-            return tuple(goals[r] / 100.0 for r in game.roles), 1
         rng = self.rng
         steps = 0
         while not game.is_terminal(state):

@@ -1,9 +1,10 @@
-"""``ggpkit solve GAME``: the exact value of a game (or a position) by the solvers.
+"""``ggpkit solve GAME``: the exact value of a game (or a position) by its solver.
 
-Peg solitaire prints a best line of jumps, one GDL move per line, replayed through
-the game API as a check; breakthrough-holes prints who wins, in how many plies, the
-time and the positions searched, and the perfect-play line; any other game goes to
-the generic solver. The last line is always ``value: ROLE=GOAL ...``.
+A game's own exact solver is used when it declares one (``info.capabilities.solver``),
+else the generic solver. The command prints what the solver reports, the solve time,
+then the perfect-play line, replayed through the game API as a check (it refuses an
+illegal move, and the end must give the solved goals). The last line is always
+``value: ROLE=GOAL ...``.
 """
 
 from __future__ import annotations
@@ -12,175 +13,143 @@ import random
 import statistics
 import time
 from collections import Counter
+from collections.abc import Hashable
 from typing import Annotated, Any
 
 import typer
 from rich.progress import Progress
 
-from ggpkit.agents.solvers.agent import BREAKTHROUGH, PEG, dedicated_solver, peg_solver
-from ggpkit.agents.solvers.breakthrough_solver import (
-    BreakthroughSolver,
-    position_of_facts,
-)
-from ggpkit.agents.solvers.generic import GenericSolver, SolverError
-from ggpkit.agents.solvers.peg_solver import PegSolver, board_of_facts
-from ggpkit.agents.solvers.peg_table import PegTable, build, table_path
+from ggpkit.agents.solvers.agent import solver_for
+from ggpkit.agents.solvers.generic import SolverError
 from ggpkit.cli.app import app
 from ggpkit.games.api import Game, GameError
+from ggpkit.games.capabilities import Solution, Solver
 from ggpkit.games.registry import load
 from ggpkit.gdl.kif import parse_terms
-from ggpkit.gdl.terms import Func, Term
 
 
 def _value_line(game: Game[Any], goals: dict[str, int]) -> str:
     return "value: " + " ".join(f"{r}={goals[r]}" for r in game.roles)
 
 
-def _position(game: Game[Any], text: str | None) -> Any:
-    """The state named by ``--position``: a move list from the start, or facts (peg, breakthrough).
+def _position(game: Game[Any], text: str | None) -> Hashable:
+    """The state named by ``--position``: a move list from the start, or the state's facts.
 
-    A move list is replayed through the game API, so any game takes one; facts need an
-    engine that can build a state from them, which the two native engines can.
+    A move list is replayed through the game API; facts (the form match records
+    store, with or without the outer brackets) go to ``game.state_from_facts``.
     """
-    state = game.initial_state()
+    state: Hashable = game.initial_state()
     if text is None:
         return state
     stripped = text.strip()
     if stripped.startswith("(") and stripped[1:].lstrip().startswith("("):
-        # a fact list in the match-record form "( (hole a c3 peg) ... )"
         stripped = stripped[1:].rstrip().removesuffix(")")
     terms = parse_terms(stripped)
-    facts = [t for t in terms if isinstance(t, Func) and t.name in ("hole", "cell", "control")]
-    if not facts:
+    try:
         for move in terms:
             state = game.play(state, move)
         return state
-    return _state_from_facts(game, frozenset(terms))
+    except GameError as as_moves:
+        try:
+            made: Hashable = game.state_from_facts(terms)
+            return made
+        except GameError as as_facts:
+            raise GameError(
+                f"--position is neither a move list from the start ({as_moves}) nor the "
+                f"facts of a position ({as_facts})"
+            ) from None
 
 
-def _state_from_facts(game: Game[Any], facts: frozenset[Term]) -> Any:
-    kind = dedicated_solver(game)
-    if kind == PEG:
-        from ggpkit.games.peg import PegState
-
-        state: Any = PegState(board_of_facts(facts))
-    elif kind == BREAKTHROUGH:
-        from ggpkit.games.breakthrough import BtState
-
-        pos = position_of_facts(facts)
-        state = BtState(pos.white, pos.black, pos.side)
-    else:
-        raise GameError(f"a position of {game.name!r} must be given as a move list from the start")
-    try:
-        made = game.facts(state)
-    except (AttributeError, TypeError, KeyError):
-        made = frozenset()
-    if not {f for f in facts if not (isinstance(f, Func) and f.name == "pegs")} <= made:
-        raise GameError(
-            f"the {game.name!r} engine cannot take a position as facts; give a move list"
-        )
-    return state
+def _mover(game: Game[Any], state: Hashable) -> str:
+    mover = game.to_move(state)
+    if mover is None:
+        raise SolverError("the solvers play turn-taking games: no single role is to move here")
+    return mover
 
 
-def _solve_peg(game: Game[Any], state: Any) -> None:
-    solver = peg_solver()
+def _solve(game: Game[Any], state: Hashable, solver: Solver) -> None:
     started = time.perf_counter()
-    answer = solver.solve(game, state)
-    line = solver.solution(game, state)
+    solution: Solution = solver.solve(game, state, _mover(game, state))
     elapsed = time.perf_counter() - started
-    for move in line:
-        typer.echo(str(move))
-    # the check: replay the line through the game API (it refuses an illegal move)
-    end = state
-    for move in line:
-        end = game.next_state(end, {"jumper": move})
+    for note in solution.notes:
+        typer.echo(note)
+    typer.echo(f"solve time: {elapsed:.3f} s")
+    if solution.plies is not None:
+        typer.echo(
+            f"plies: {solution.plies} (the winner wins as fast as it can, "
+            "the loser holds out as long as it can)"
+        )
+    end, plies = _play_line(game, state, solver)
     goals = game.goals(end)
-    if not game.is_terminal(end) or goals["jumper"] != answer.value:
+    if goals != dict(solution.goals) or solution.plies not in (None, plies):
         raise SolverError(
-            f"the solver's line ends with goal {goals['jumper']}, not its value {answer.value}"
+            f"the perfect-play line ends after {plies} joint moves with {goals}, not as "
+            f"solved ({dict(solution.goals)}, {solution.plies} joint moves)"
         )
     typer.echo(
-        f"check: {len(line)} jumps, each legal by the rules; the game ends with goal "
-        f"{goals['jumper']} ({time.perf_counter() - started:.3f} s, solved in {elapsed:.3f} s)"
+        f"check: {plies} joint moves, each legal by the rules; the game ends with "
+        f"{_value_line(game, goals).removeprefix('value: ')}"
     )
-    typer.echo(_value_line(game, {"jumper": answer.value}))
+    typer.echo(_value_line(game, goals))
 
 
-def _bench_peg(game: Game[Any], count: int, seed: int, use_table: bool) -> None:
-    """Time single queries on ``count`` random reachable positions (random depth 0..31).
+def _play_line(game: Game[Any], state: Hashable, solver: Solver) -> tuple[Hashable, int]:
+    """Play the solver's moves to the end through the game API, printing them."""
+    plies = 0
+    while not game.is_terminal(state):
+        role = _mover(game, state)
+        move = solver.solve(game, state, role).move
+        if move is None:
+            raise SolverError(f"the solver gave no move for {role}")
+        plies += 1
+        typer.echo(f"{plies}. {role} {move}")
+        state = game.play(state, move, role)
+    return state, plies
 
-    Without the table every query starts from an empty memo, so the times are those of
-    a first query, not of a warmed-up solver.
-    """
-    table = PegTable() if use_table else None
-    solver = PegSolver(lookup=table.lookup if table is not None else None)
+
+def _bench(game: Game[Any], solver: Solver, count: int, seed: int) -> None:
+    """Time queries on ``count`` random reachable positions (the solver warmed up first)."""
     rng = random.Random(seed)
-    solver.solve(game, game.initial_state())  # compile the kernels outside the timings
+    solver.solve(game, game.initial_state(), _mover(game, game.initial_state()))
     times: list[tuple[float, int]] = []
     for _ in range(count):
         state = game.initial_state()
-        for _ in range(rng.randint(0, 31)):
-            moves = game.legal_moves(state, "jumper")
-            if not moves:
+        for _ in range(rng.randint(0, game.info.max_length or 40)):
+            if game.is_terminal(state):
                 break
-            state = game.next_state(state, {"jumper": rng.choice(moves)})
-        solver.clear()
+            state = game.next_state(state, [rng.choice(m) for m in game.all_legal_moves(state)])
+        if game.is_terminal(state):
+            continue
+        role = _mover(game, state)
         started = time.perf_counter()
-        answer = solver.solve(game, state)
-        times.append((time.perf_counter() - started, answer.value))
+        solution = solver.solve(game, state, role)
+        times.append((time.perf_counter() - started, solution.goals[role]))
+    if not times:
+        raise SolverError("no non-terminal position was drawn; try more positions")
     secs = [t for t, _ in times]
     worst = max(times)
-    typer.echo(
-        f"{count} random reachable positions (seed {seed}), "
-        f"{'table' if table is not None else 'search, empty memo per query'}"
-    )
+    typer.echo(f"{len(times)} random reachable positions (seed {seed})")
     typer.echo(
         f"query time: median {statistics.median(secs) * 1000:.3f} ms, "
         f"mean {statistics.mean(secs) * 1000:.3f} ms, worst {worst[0] * 1000:.3f} ms "
-        f"(a position whose best is {worst[1]})"
+        f"(a position whose value is {worst[1]})"
     )
     histogram = Counter(v for _, v in times)
-    typer.echo("best values: " + ", ".join(f"{v}: {n}" for v, n in sorted(histogram.items())))
+    typer.echo("values: " + ", ".join(f"{v}: {n}" for v, n in sorted(histogram.items())))
 
 
-def _solve_breakthrough(game: Game[Any], state: Any) -> None:
-    solver = BreakthroughSolver(table_bits=24)
-    pos = position_of_facts(game.facts(state))
-    started = time.perf_counter()
-    outcome, nodes = solver.outcome(pos)
-    elapsed = time.perf_counter() - started
-    typer.echo(f"winner with perfect play: {outcome.winner}")
-    typer.echo(
-        f"plies: {outcome.plies} (the winner wins as fast as it can, "
-        "the loser holds out as long as it can)"
-    )
-    typer.echo(f"solve time: {elapsed:.1f} s")
-    typer.echo(f"positions searched: {nodes}")
-    # the perfect-play line, played through the game API as a check
-    end = state
-    plies = 0
-    while not game.is_terminal(end):
-        role = game.to_move(end)
-        move = solver.best_move(game, end)
-        typer.echo(f"{plies + 1}. {role} {move}")
-        end = game.play(end, move, role)
-        plies += 1
-    goals = game.goals(end)
-    if plies != outcome.plies or goals[outcome.winner] != 100:
-        raise SolverError(
-            f"the perfect-play line ends after {plies} plies with {goals}, "
-            f"not as solved ({outcome.winner} in {outcome.plies})"
-        )
-    typer.echo(_value_line(game, outcome.goals()))
+def _build_table(game: Game[Any]) -> None:
+    build = game.info.capabilities.solver_table
+    if build is None:
+        raise SolverError(f"{game.name} has no solver table to build")
+    with Progress() as progress:
+        task = progress.add_task("table", total=None)
 
+        def step(phase: str, done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total, description=f"table: {phase}")
 
-def _solve_generic(game: Game[Any], state: Any, node_limit: int) -> None:
-    solver = GenericSolver(game, node_limit)
-    started = time.perf_counter()
-    goals = solver.value(state)
-    elapsed = time.perf_counter() - started
-    typer.echo(f"generic solver: {solver.nodes} states expanded in {elapsed:.2f} s")
-    typer.echo(_value_line(game, goals))
+        path = build(step)
+    typer.echo(f"table stored in {path}")
 
 
 @app.command("solve")
@@ -193,53 +162,37 @@ def solve_command(
         str | None,
         typer.Option(
             help="Solve this position: a move list from the start, e.g. '(jump b c4 d c4)', "
-            "or (peg, breakthrough-holes) the position's facts."
+            "or the position's facts (as match records store them)."
         ),
     ] = None,
     build_table: Annotated[
         bool,
         typer.Option(
-            "--build-table", help="peg: build the table of all reachable positions first."
+            "--build-table",
+            help="First build the solver's table of all reachable positions (games whose "
+            "solver has one, such as peg).",
         ),
     ] = False,
     bench: Annotated[
         int,
-        typer.Option(help="peg: time the solver on this many random reachable positions."),
+        typer.Option(help="Time the solver on this many random reachable positions."),
     ] = 0,
     seed: Annotated[int, typer.Option(help="Seed of --bench.")] = 1,
-    no_table: Annotated[
-        bool, typer.Option("--no-table", help="peg --bench: search only, ignore the table.")
-    ] = False,
     node_limit: Annotated[
         int, typer.Option(help="Generic solver: most states to expand.")
     ] = 2_000_000,
 ) -> None:
     """Solve GAME exactly; the last line is `value: ROLE=GOAL ...` under perfect play.
 
-    peg and breakthrough-holes have dedicated solvers; any other game goes to the
-    generic solver (small turn-taking games; it stops with a clear error otherwise).
+    A game's own solver is used when it has one (peg, breakthrough-holes); any other
+    game goes to the generic solver (small turn-taking games; it stops with a clear
+    error otherwise). The perfect-play line is replayed through the rules as a check.
     """
     loaded = load(game, engine=engine)
-    kind = dedicated_solver(loaded)
-    if (build_table or bench) and kind != PEG:
-        raise SolverError("--build-table and --bench are for peg only")
     if build_table:
-        with Progress() as progress:
-            task = progress.add_task("peg table", total=63)
-
-            def step(phase: str, done: int, total: int) -> None:
-                offset = 0 if phase == "forward" else 31
-                progress.update(task, completed=offset + done, description=f"peg table: {phase}")
-
-            path = build(table_path(), step)
-        typer.echo(f"peg table stored in {path}")
+        _build_table(loaded)
+    solver = solver_for(loaded, node_limit)
     if bench:
-        _bench_peg(loaded, bench, seed, use_table=not no_table and PegTable.available())
+        _bench(loaded, solver, bench, seed)
         return
-    state = _position(loaded, position)
-    if kind == PEG:
-        _solve_peg(loaded, state)
-    elif kind == BREAKTHROUGH:
-        _solve_breakthrough(loaded, state)
-    else:
-        _solve_generic(loaded, state, node_limit)
+    _solve(loaded, _position(loaded, position), solver)

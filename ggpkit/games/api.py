@@ -364,6 +364,10 @@ class Game(ABC, Generic[S]):
                 sums[i] += goals[role]
         return PlayoutStats(count, total_moves, tuple(sums))
 
+    def perft_compiled(self, state: S, depth: int) -> int:
+        """Perft in compiled code, for games that declare ``capabilities.compiled_perft``."""
+        raise GameError(f"{self.name} has no compiled perft")
+
     def render(self, state: S) -> str:
         """A plain-text picture of the state for terminals; games with a board override it."""
         return "\n".join(sorted(str(f) for f in self.facts(state)))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field, fields
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ggpkit.gdl.terms import Term
@@ -66,6 +67,8 @@ class Solution:
     """A best move of the role asked for; None in a terminal state."""
     plies: int | None = None
     """Joint moves to the end under perfect play, where the solver knows it."""
+    notes: tuple[str, ...] = ()
+    """What the solver found on the way, one line each (positions searched, ...)."""
 
 
 class Solver(Protocol):
@@ -113,6 +116,10 @@ class BoardStyle:
     pieces: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
 
+TableProgress = Callable[[str, int, int], None]
+"""Told (phase, done, total) while a solver table is built."""
+
+
 @dataclass(frozen=True, slots=True)
 class Capabilities:
     """The extras a game declares. ``None`` or ``False``: the game does not have it."""
@@ -128,6 +135,8 @@ class Capabilities:
     hint: Callable[[], Solver] | None = None
     """A solver fast enough to answer while a person waits (the web coach)."""
     search: Callable[[], Searcher] | None = None
+    solver_table: Callable[[TableProgress], Path] | None = None
+    """Builds the solver's table of every reachable position (once; kept in the user cache)."""
 
     def names(self) -> tuple[str, ...]:
         """The names of the capabilities present, for listings (``compiled_playouts``, ...)."""

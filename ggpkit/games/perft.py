@@ -5,36 +5,27 @@ move per role at each step) that can be played from ``state``. A line that
 reaches a terminal state before ``d`` moves contributes nothing; a terminal
 state at exactly depth ``d`` counts 1 like any other. ``perft(game, s, 0)`` is 1.
 
-A game may provide a compiled fast path: a method
-``perft_compiled(state, depth) -> int`` with the same meaning (see
-:class:`CompiledPerft`); :func:`perft` uses it unless ``compiled=False``.
+A game that declares ``capabilities.compiled_perft`` implements
+``Game.perft_compiled(state, depth)`` with the same meaning; :func:`perft` uses it
+unless ``compiled=False``.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Hashable
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import TypeVar
 
 from ggpkit.games.api import Game
 
 S = TypeVar("S", bound=Hashable)
 
 
-@runtime_checkable
-class CompiledPerft(Protocol):
-    """A game with its own (compiled) perft, used by :func:`perft` when present."""
-
-    def perft_compiled(self, state: Any, depth: int) -> int:
-        """Same count as :func:`perft`."""
-        ...
-
-
 def perft(game: Game[S], state: S, depth: int, *, compiled: bool = True) -> int:
     """Joint-move sequences of length ``depth`` from ``state`` (terminal states end a line)."""
     if depth < 0:
         raise ValueError(f"perft depth must be >= 0, got {depth}")
-    if compiled and isinstance(game, CompiledPerft):
+    if compiled and game.info.capabilities.compiled_perft:
         return game.perft_compiled(state, depth)
     return _perft(game, state, depth)
 

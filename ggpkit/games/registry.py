@@ -9,13 +9,13 @@ not compile any kernel. ``load("peg")`` gives the native engine,
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ggpkit.games.api import Game, GameError
+from ggpkit.games.api import Game, GameError, GameInfo
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +28,10 @@ class GameEntry:
     rules: str | None  # file name of the GDL twin under games/rules, if any
 
 
+class UnknownGameError(GameError):
+    """A game name that is not registered (and not a path)."""
+
+
 _REGISTRY: dict[str, GameEntry] = {}
 
 
@@ -38,16 +42,16 @@ def register(entry: GameEntry) -> None:
 
 for _entry in (
     GameEntry("peg", "Peg solitaire on the English 33-hole cross; one role, jumper.",
-              "ggpkit.games.peg:PegGame", "peg.kif"),
+              "ggpkit.games.peg.game:PegGame", "peg.kif"),
     GameEntry("pawn-checkers", "Checkers with pawns only, compulsory single jumps, 100-step limit.",
-              "ggpkit.games.checkers:PawnCheckers", "pawn-checkers.kif"),
+              "ggpkit.games.checkers.game:PawnCheckers", "pawn-checkers.kif"),
     GameEntry("pawn-checkers-barrel", "Pawn checkers on a board that wraps vertically.",
-              "ggpkit.games.checkers:PawnCheckersBarrel", "pawn-checkers-barrel.kif"),
+              "ggpkit.games.checkers.game:PawnCheckersBarrel", "pawn-checkers-barrel.kif"),
     GameEntry("breakthrough-holes", "Breakthrough on 6x6 with four holes; no captures.",
-              "ggpkit.games.breakthrough:BreakthroughHoles", "breakthrough-holes.kif"),
+              "ggpkit.games.breakthrough.game:BreakthroughHoles", "breakthrough-holes.kif"),
     GameEntry("breakthrough-holes-capture",
               "Breakthrough on 6x6 with four holes; diagonal moves may capture.",
-              "ggpkit.games.breakthrough:BreakthroughHolesCapture",
+              "ggpkit.games.breakthrough.game:BreakthroughHolesCapture",
               "breakthrough-holes-capture.kif"),
 ):  # fmt: skip
     register(_entry)
@@ -71,7 +75,7 @@ def _entry_for(name: str) -> GameEntry:
         return _REGISTRY[name]
     except KeyError:
         known = ", ".join(sorted(_REGISTRY))
-        raise GameError(
+        raise UnknownGameError(
             f"unknown game {name!r}; known games: {known} (or give a .kif path)"
         ) from None
 
@@ -85,6 +89,18 @@ def _native(name: str) -> Game[Any]:
     cls = getattr(importlib.import_module(module_name), class_name)
     game: Game[Any] = cls()
     return game
+
+
+def _twin_info(native: GameInfo, probed: GameInfo) -> GameInfo:
+    """What the GDL twin of a native game declares: the native game's declarations, less
+    the extras that work only on the native engine's states, on the twin's reasoner."""
+    capabilities = replace(
+        native.capabilities,
+        compiled_playouts=probed.capabilities.compiled_playouts,
+        compiled_perft=False,
+        search=None,
+    )
+    return replace(native, capabilities=capabilities, reasoner=probed.reasoner, notes=probed.notes)
 
 
 def _gdl_module() -> Any:
@@ -107,6 +123,7 @@ def load(name_or_path: str, engine: str = "native") -> Game[Any]:
         game: Game[Any] = _gdl_module().load_kif_file(rules_path(name_or_path))
         game.name = name_or_path
         game.description = _entry_for(name_or_path).description
+        game.info = _twin_info(_native(name_or_path).info, game.info)
         return game
     raise GameError(f"unknown engine {engine!r}; use 'native' or 'gdl'")
 

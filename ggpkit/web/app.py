@@ -14,9 +14,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -29,14 +29,22 @@ from starlette.concurrency import run_in_threadpool
 
 from ggpkit.agents.specs import make_agent
 from ggpkit.games.api import Game, GameError
-from ggpkit.games.registry import games, load, rules_path
+from ggpkit.games.capabilities import Solver
+from ggpkit.games.registry import UnknownGameError, games, load, rules_path
 from ggpkit.gdl.kif import GdlSyntaxError, parse_terms
 from ggpkit.gdl.terms import split_facts_text
 from ggpkit.match.records import MatchRecord, RecordError
 from ggpkit.store.sqlite import MatchStore, StoreError
 from ggpkit.web.board import Layout, board_view, infer_layout, move_cells
 from ggpkit.web.kif_upload import MAX_KIF_CHARS, KifRejected, check_kif_text, load_checked_kif
-from ggpkit.web.sessions import HUMAN, Session, SessionError, SessionManager
+from ggpkit.web.sessions import (
+    HUMAN,
+    NotFoundError,
+    Session,
+    SessionError,
+    SessionManager,
+    StaleVersionError,
+)
 
 STATIC_DIR = Path(str(resources.files("ggpkit.web") / "static"))
 
@@ -72,16 +80,41 @@ class AppState:
         self.layouts: dict[str, Layout | None] = {}
         self.games_dir = games_dir
 
+        self._hinters: dict[str, tuple[Solver, threading.Lock]] = {}
+        self._hinters_lock = threading.Lock()
+
     def layout_for(self, key: str, game: Game[Any]) -> Layout | None:
         if key not in self.layouts:
-            self.layouts[key] = infer_layout(game.facts(game.initial_state()))
+            style = game.info.capabilities.board
+            self.layouts[key] = infer_layout(game.facts(game.initial_state()), style=style)
         return self.layouts[key]
+
+    def hint(self, session: Session) -> dict[str, Any]:
+        """The hint solver's best move for the person to move and the score it reaches.
+
+        One solver per game for the whole server (its memo of solved positions is kept
+        between hints), used by one request at a time.
+        """
+        declared = session.game.info.capabilities.hint
+        if declared is None:
+            raise SessionError(f"{session.game.name} offers no hints")
+        movers = session.humans_to_move() or session.whose_turn()
+        if not movers:
+            raise SessionError("the game is over: there is no move to hint")
+        with self._hinters_lock:
+            if session.record.game_name not in self._hinters:
+                self._hinters[session.record.game_name] = (declared(), threading.Lock())
+            solver, lock = self._hinters[session.record.game_name]
+        with lock:
+            solution = solver.solve(session.game, session.state, movers[0])
+        move = solution.move
+        return {"move": None if move is None else str(move), "score": solution.goals[movers[0]]}
 
 
 def _game_and_rules(st: AppState, req: NewSession) -> tuple[Game[Any], str]:
     if req.kif_id is not None:
         if req.kif_id not in st.uploaded:
-            raise SessionError(f"no uploaded game {req.kif_id!r}; upload the rules again")
+            raise NotFoundError(f"no uploaded game {req.kif_id!r}; upload the rules again")
         name, text = st.uploaded[req.kif_id]
         return load_checked_kif(text, name), text
     if not req.game:
@@ -129,7 +162,7 @@ def session_view(st: AppState, session: Session) -> dict[str, Any]:
         "last_move_cells": last_cells,
         "can_undo": len(session.states) > 1,
         "can_redo": bool(session.redo),
-        "hint": session.record.game_name == "peg",
+        "hint": game.info.capabilities.hint is not None,
     }
 
 
@@ -144,7 +177,9 @@ def _goals_or_none(game: Game[Any], state: Any) -> dict[str, int] | None:
 def record_view(record: MatchRecord) -> dict[str, Any]:
     """A stored match with a board for every state, for the replay page."""
     states = [parse_terms(split_facts_text(s)) for s in record.states]
-    layout = infer_layout(states[0], [f for s in states[1:] for f in s]) if states else None
+    style = load(record.game_name).info.capabilities.board if record.game_name in games() else None
+    extra = [f for s in states[1:] for f in s]
+    layout = infer_layout(states[0], extra, style) if states else None
     boards = [board_view(layout, s) if layout else None for s in states]
     return {
         "summary": {
@@ -190,8 +225,10 @@ def create_app(db_path: Path | str, games_dir: Path | str | None = None) -> Fast
 
     @app.exception_handler(GameError)
     async def _game_error(request: Request, exc: GameError) -> JSONResponse:
-        status = 404 if "no session" in str(exc) or "unknown game" in str(exc) else 400
-        if isinstance(exc, SessionError) and str(exc).startswith("stale"):
+        status = 400
+        if isinstance(exc, NotFoundError | UnknownGameError):
+            status = 404
+        elif isinstance(exc, StaleVersionError):
             status = 409
         return JSONResponse({"error": str(exc)}, status_code=status)
 
@@ -268,9 +305,9 @@ def create_app(db_path: Path | str, games_dir: Path | str | None = None) -> Fast
 
     @app.get("/api/sessions/{session_id}/hint")
     async def hint(session_id: str) -> dict[str, Any]:
-        """The best move and the best reachable score (peg solitaire's exact solver)."""
+        """The best move and the best reachable score, for games that declare a hint."""
         session = st().sessions.get(session_id)
-        return await run_in_threadpool(_peg_hint, session)
+        return await run_in_threadpool(st().hint, session)
 
     @app.get("/api/sessions/{session_id}/events")
     async def events(session_id: str, request: Request) -> StreamingResponse:
@@ -382,23 +419,6 @@ def create_app(db_path: Path | str, games_dir: Path | str | None = None) -> Fast
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app
-
-
-def _peg_hint(session: Session) -> dict[str, Any]:
-    if session.record.game_name != "peg":
-        raise SessionError("hints are offered for peg solitaire only")
-    answer = _peg_solver().solve(session.game, session.state)
-    best = answer.best_moves[0] if answer.best_moves else None
-    return {"move": None if best is None else str(best), "score": answer.value}
-
-
-@cache
-def _peg_solver() -> Any:
-    """One exact peg solver per server (on the built table when there is one, see
-    ``ggpkit solve peg --build-table``); its memo of solved positions is kept between hints."""
-    from ggpkit.agents.solvers.agent import peg_solver
-
-    return peg_solver()
 
 
 def _restore_sessions(st: AppState) -> None:

@@ -9,18 +9,19 @@ cells become a from/to pair (click a piece, then its target); moves naming one c
 become a click on that cell (``(mark 1 1)``). Everything else is offered as a list.
 
 Nothing here knows a particular game: the native games are drawn the same way
-through their ``facts`` (with a small orientation table for them, since facts do
-not say which way is up).
+through their ``facts``, oriented by the board style they declare (facts do not say
+which way is up).
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+from ggpkit.games.capabilities import BoardStyle
 from ggpkit.gdl.terms import Const, Func, Term
 
 EMPTY_WORDS = frozenset({"b", "blank", "empty", "e", "none", "0"})
@@ -45,13 +46,8 @@ class Layout:
     """Top to bottom, as drawn."""
     cells: frozenset[tuple[str, str]]
     """(col, row) pairs that are part of the board."""
-
-
-# Orientation of the shipped games: which argument is the column, and whether row
-# values grow upwards (chess-like) or downwards (letters a..g from the top).
-_KNOWN_ORIENTATION: dict[str, tuple[int, bool]] = {
-    "hole": (1, False),  # peg: (hole ROW COL content), row a at the top
-}
+    pieces: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    """Looks the game declares for cell contents (its board style), before the defaults."""
 
 
 def _candidate_relations(facts: Iterable[Term]) -> Counter[tuple[str, int]]:
@@ -66,10 +62,21 @@ def _candidate_relations(facts: Iterable[Term]) -> Counter[tuple[str, int]]:
     return counts
 
 
-def infer_layout(initial_facts: Iterable[Term], extra_facts: Iterable[Term] = ()) -> Layout | None:
-    """The grid of a game from its initial facts, or None when nothing looks like a board."""
+def infer_layout(
+    initial_facts: Iterable[Term],
+    extra_facts: Iterable[Term] = (),
+    style: BoardStyle | None = None,
+) -> Layout | None:
+    """The grid of a game from its facts, or None when nothing looks like a board.
+
+    A game that declares its board style (``info.capabilities.board``) names the
+    relation and its orientation; otherwise the most board-like relation is taken, with
+    the first argument as the column and rows growing upwards.
+    """
     facts = list(initial_facts) + list(extra_facts)
     counts = _candidate_relations(facts)
+    if style is not None:
+        counts = Counter({k: n for k, n in counts.items() if k[0] == style.relation})
     if not counts:
         return None
     (relation, arity), n = counts.most_common(1)[0]
@@ -80,7 +87,7 @@ def infer_layout(initial_facts: Iterable[Term], extra_facts: Iterable[Term] = ()
         for f in facts
         if isinstance(f, Func) and f.name == relation and len(f.args) == arity
     }
-    col_arg, rows_grow_up = _KNOWN_ORIENTATION.get(relation, (0, True))
+    col_arg, rows_grow_up = (0, True) if style is None else (style.col_arg - 1, not style.rows_down)
     row_arg = 1 - col_arg
     col_values = {p[col_arg] for p in pairs}
     row_values = {p[row_arg] for p in pairs}
@@ -99,7 +106,8 @@ def infer_layout(initial_facts: Iterable[Term], extra_facts: Iterable[Term] = ()
             cells = {(c, r) for c in col_values for r in row_values}
     cols = tuple(sorted(col_values, key=natural_key))
     rows = tuple(sorted(row_values, key=natural_key, reverse=rows_grow_up))
-    return Layout(relation, arity, col_arg, row_arg, cols, rows, frozenset(cells))
+    pieces = {} if style is None else style.pieces
+    return Layout(relation, arity, col_arg, row_arg, cols, rows, frozenset(cells), pieces)
 
 
 def board_cells(layout: Layout, facts: Iterable[Term]) -> dict[tuple[str, str], str]:
@@ -133,12 +141,17 @@ def move_cells(layout: Layout, move: Term) -> list[tuple[str, str]]:
     return found
 
 
-def piece_styles(contents: Sequence[str]) -> dict[str, dict[str, str]]:
-    """A colour and a short label for each kind of cell content, stable across states."""
+def piece_styles(
+    contents: Sequence[str], declared: Mapping[str, Mapping[str, str]] | None = None
+) -> dict[str, dict[str, str]]:
+    """A colour and a short label for each kind of cell content, stable across states.
+
+    Looks the game declares come first; the others are guessed from common words.
+    """
     styles: dict[str, dict[str, str]] = {}
     named = {
         "white": "#f5f5f4", "black": "#1f2937", "red": "#dc2626", "blue": "#2563eb",
-        "x": "#2563eb", "o": "#dc2626", "peg": "#b45309", "hole": "hole",
+        "x": "#2563eb", "o": "#dc2626", "hole": "hole",
     }  # fmt: skip
     spare = iter(_PALETTE)
     for content in sorted(set(contents)):
@@ -148,7 +161,7 @@ def piece_styles(contents: Sequence[str]) -> dict[str, dict[str, str]]:
         )
         colour = colour or next(spare, "#6b7280")
         label = content if len(content) <= 2 else ""
-        styles[content] = {"color": colour, "label": label}
+        styles[content] = {"color": colour, "label": label, **(declared or {}).get(content, {})}
     return styles
 
 
@@ -165,5 +178,5 @@ def board_view(layout: Layout, facts: Iterable[Term]) -> dict[str, Any]:
         "cols": list(layout.cols),
         "rows": list(layout.rows),
         "cells": cells,
-        "styles": piece_styles(list(occupied.values())),
+        "styles": piece_styles(list(occupied.values()), layout.pieces),
     }

@@ -34,6 +34,14 @@ class SessionError(GameError):
     """A request that does not fit the session (unknown id, stale version, not your turn)."""
 
 
+class NotFoundError(SessionError):
+    """No session (or uploaded game) has the id asked for."""
+
+
+class StaleVersionError(SessionError):
+    """The client acted on a view of the session that is no longer current."""
+
+
 class SessionStore(Protocol):
     """What sessions need of the match store (the SQLite store implements it)."""
 
@@ -163,7 +171,7 @@ class SessionManager:
         with self._lock:
             session = self._sessions.get(session_id)
         if session is None:
-            raise SessionError(f"no session {session_id!r}")
+            raise NotFoundError(f"no session {session_id!r}")
         return session
 
     def _start_agents(self, session: Session) -> None:
@@ -185,7 +193,7 @@ class SessionManager:
         """
         with session.lock:
             if version is not None and version != session.version:
-                raise SessionError(
+                raise StaleVersionError(
                     f"stale state: the game has moved on (version {session.version}, "
                     f"you saw {version}); reload"
                 )

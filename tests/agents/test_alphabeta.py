@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 import ggpkit
 from ggpkit.agents.alphabeta import AlphaBetaAgent, AlphaBetaError
 from ggpkit.agents.base import Limit
-from ggpkit.agents.evaluation import Evaluation, PlayoutBlend, evaluation_for
 from ggpkit.games.api import Game
+from ggpkit.games.capabilities import Evaluation
+from ggpkit.games.evaluation import GenericEvaluation, PlayoutBlend
 
 from .toy_games import Nim, Pennies, TicTacToe
 
@@ -95,7 +96,7 @@ def test_refuses_games_it_cannot_play() -> None:
 
 
 def test_breakthrough_win_in_three() -> None:
-    from ggpkit.games.breakthrough import position
+    from ggpkit.games.breakthrough.game import position
 
     game = ggpkit.load("breakthrough-holes")
     # white (6,4) steps to row 5 and cannot be stopped: black's only piece is far away
@@ -127,10 +128,16 @@ def test_evaluation_is_antisymmetric(name: str, seed: int, steps: int) -> None:
             break
         state = game.next_state(state, [rng.choice(ms) for ms in game.all_legal_moves(state)])
     ev = evaluation_for(game)
-    assert type(ev) is not Evaluation
+    assert type(ev) is not GenericEvaluation
     a, b = ev.value(game, state, 0), ev.value(game, state, 1)
     assert a == pytest.approx(-b)
     assert -100 < a < 100
+
+
+def evaluation_for(game: Game[Any]) -> Evaluation:
+    declared = game.info.capabilities.evaluation
+    assert declared is not None, f"{game.name} declares no evaluation"
+    return declared()
 
 
 @pytest.mark.parametrize("name", NATIVE_TWO_PLAYER)

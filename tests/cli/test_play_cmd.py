@@ -14,7 +14,7 @@ from ggpkit.agents.human import HumanAgent
 from ggpkit.agents.random_agent import RandomAgent
 from ggpkit.cli import _load_commands, app
 from ggpkit.cli.play_cmd import play_match
-from ggpkit.games.peg import PegGame
+from ggpkit.games.peg.game import PegGame
 from ggpkit.games.registry import rules_path
 
 _load_commands()

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 import ggpkit
 from ggpkit.agents.solvers.generic import NodeLimitError
 from ggpkit.cli import _load_commands, app
-from ggpkit.games.breakthrough import position
+from ggpkit.games.breakthrough.game import position
 from ggpkit.gdl.kif import parse_term
 from ggpkit.gdl.terms import facts_text
 
@@ -26,16 +26,28 @@ def empty_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GGPKIT_CACHE_DIR", str(tmp_path / "cache"))
 
 
+def line_moves(output: str) -> list[tuple[str, str]]:
+    """The perfect-play line printed as ``N. role move``, as (role, move) pairs."""
+    out = []
+    for number, line in enumerate((x for x in output.splitlines() if x[:1].isdigit()), 1):
+        head, role, move = line.split(" ", 2)
+        assert head == f"{number}."
+        out.append((role, move))
+    return out
+
+
 def test_solve_peg_prints_a_checked_31_jump_line() -> None:
     result = runner.invoke(app, ["solve", "peg"])
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[-1] == "value: jumper=100"
-    moves = lines[:31]
-    assert lines[31].startswith("check: 31 jumps")
+    assert lines[-2].startswith("check: 31 joint moves")
+    moves = line_moves(result.stdout)
+    assert len(moves) == 31
     game: Any = ggpkit.load("peg")
     state = game.initial_state()
-    for text in moves:
+    for role, text in moves:
+        assert role == "jumper"
         assert text == str(parse_term(text))  # printed as the game API prints moves
         state = game.next_state(state, {"jumper": text})
     assert game.is_terminal(state) and game.goals(state) == {"jumper": 100}
@@ -46,16 +58,21 @@ def test_solve_peg_from_facts_of_an_endgame() -> None:
     state = game.from_holes(["b c4", "c c4", "d c5"])
     result = runner.invoke(app, ["solve", "peg", "--position", facts_text(game.facts(state))])
     assert result.exit_code == 0, result.output
-    lines = result.stdout.splitlines()
-    assert lines[0] == "(jump b c4 d c4)"
-    assert lines[-1] == "value: jumper=99"
+    assert line_moves(result.stdout)[0] == ("jumper", "(jump b c4 d c4)")
+    assert result.stdout.splitlines()[-1] == "value: jumper=99"
 
 
 def test_solve_peg_after_a_move_list() -> None:
     result = runner.invoke(app, ["solve", "peg", "--position", "(jump b c4 d c4) (jump c c2 c c4)"])
     assert result.exit_code == 0, result.output
-    lines = result.stdout.splitlines()
-    assert len(lines) == 29 + 2 and lines[-1] == "value: jumper=100"
+    assert len(line_moves(result.stdout)) == 29
+    assert result.stdout.splitlines()[-1] == "value: jumper=100"
+
+
+def test_a_position_that_is_neither_moves_nor_facts_is_one_clear_error() -> None:
+    result = runner.invoke(app, ["solve", "peg", "--position", "(jump a c1 z c9)"])
+    assert isinstance(result.exception, ggpkit.GameError)
+    assert "neither a move list from the start" in str(result.exception)
 
 
 def test_solve_peg_bench_reports_times() -> None:
@@ -73,9 +90,9 @@ def test_solve_breakthrough_endgame() -> None:
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0] == "winner with perfect play: white"
-    assert lines[1].startswith("plies: 5 ")
+    assert any(line.startswith("plies: 5 ") for line in lines)
     assert lines[-1] == "value: white=100 black=0"
-    assert sum(1 for line in lines if line[0].isdigit()) == 5  # the perfect-play line
+    assert [role for role, _ in line_moves(result.stdout)] == ["white", "black"] * 2 + ["white"]
 
 
 def test_generic_solver_node_limit() -> None:

@@ -21,13 +21,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ggpkit
-from ggpkit.games import peg_kernels
 from ggpkit.games.api import Game
-from ggpkit.games.breakthrough import position as bt_position
-from ggpkit.games.checkers import PawnCheckers
+from ggpkit.games.breakthrough.game import position as bt_position
+from ggpkit.games.checkers.game import PawnCheckers
 from ggpkit.games.gdl_game import GdlGame
-from ggpkit.games.peg import PegGame
-from ggpkit.games.peg import PegState as PegGameState
+from ggpkit.games.peg import kernels as peg_kernels
+from ggpkit.games.peg.game import PegGame
+from ggpkit.games.peg.game import PegState as PegGameState
 from ggpkit.games.perft import perft as native_perft
 
 from .reference_rules import (

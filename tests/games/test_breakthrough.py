@@ -16,7 +16,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ggpkit
-from ggpkit.games import breakthrough_kernels as kernels
 from ggpkit.games.api import (
     Game,
     GameError,
@@ -24,7 +23,8 @@ from ggpkit.games.api import (
     IllegalMoveError,
     InvalidMoveError,
 )
-from ggpkit.games.breakthrough import (
+from ggpkit.games.breakthrough import kernels
+from ggpkit.games.breakthrough.game import (
     HOLES,
     BreakthroughHoles,
     BreakthroughHolesCapture,

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ggpkit.games import checkers_kernels as kernels
 from ggpkit.games.api import Game, GameOverError, IllegalMoveError, MoveError
-from ggpkit.games.checkers import (
+from ggpkit.games.checkers import kernels
+from ggpkit.games.checkers.game import (
     GOALS,
     START,
     CheckersState,

@@ -11,14 +11,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ggpkit.games import peg_kernels as k
 from ggpkit.games.api import Game, GameOverError, IllegalMoveError, InvalidMoveError
-from ggpkit.games.peg import MOVES, PegGame, PegState, goal_of, legal_jump_indices
+from ggpkit.games.peg import kernels as k
+from ggpkit.games.peg.game import MOVES, PegGame, PegState, goal_of, legal_jump_indices
 from ggpkit.games.registry import load, rules_path
 from ggpkit.gdl.kif import parse_rules, parse_term
 from ggpkit.gdl.terms import Func, func
 
 GAME = PegGame()
+NOTATION = GAME.info.capabilities.notation
+assert NOTATION is not None
 START = GAME.initial_state()
 
 
@@ -253,11 +255,11 @@ def test_render_labels_and_pegs() -> None:
 
 def test_short_notation_round_trip() -> None:
     for move in MOVES:
-        short = GAME.short_move(move)
-        assert GAME.parse_short_move(short) == move
-    assert GAME.short_move(parse_term("(jump b c4 d c4)")) == "b4-d4"
-    assert GAME.parse_short_move("B4 d4") == parse_term("(jump b c4 d c4)")
-    assert GAME.parse_short_move("hello") is None
+        short = NOTATION.short(move)
+        assert NOTATION.parse(short) == move
+    assert NOTATION.short(parse_term("(jump b c4 d c4)")) == "b4-d4"
+    assert NOTATION.parse("B4 d4") == parse_term("(jump b c4 d c4)")
+    assert NOTATION.parse("hello") is None
 
 
 # ---- compiled kernels -------------------------------------------------------------------

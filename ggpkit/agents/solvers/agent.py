@@ -1,13 +1,10 @@
 """``SolverAgent``: perfect play from the exact solvers.
 
-It picks its solver from the game: the peg solitaire solver for ``peg`` (with the
-built value table when there is one), the breakthrough-holes solver for
-``breakthrough-holes``, and the generic solver (whole reachable graph) for any
-other game, which works for small turn-taking games and stops with a clear
-:class:`SolverError` for the rest (too many states, simultaneous moves, cycles).
-
-The dedicated solvers read positions through ``game.facts``, so they serve the
-native engines and their GDL twins alike. The agent ignores the limit: an exact
+It uses the exact solver a game declares (``game.info.capabilities.solver``: peg
+solitaire's, with its value table when built; breakthrough-holes') and otherwise the
+generic solver (whole reachable graph), which works for small turn-taking games and
+stops with a clear :class:`SolverError` for the rest (too many states, simultaneous
+moves, cycles). The agent ignores the limit: an exact
 answer takes what it takes (the first breakthrough-holes move from the start is a
 full solve; see ``ggpkit solve breakthrough-holes``).
 """
@@ -18,35 +15,20 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 from ggpkit.agents.base import Agent, Limit
-from ggpkit.agents.solvers.breakthrough_solver import BreakthroughSolver
 from ggpkit.agents.solvers.generic import GenericSolver, SolverError
-from ggpkit.agents.solvers.peg_solver import PegSolver
-from ggpkit.agents.solvers.peg_table import PegTable, PegTableError
 from ggpkit.games.api import Game
+from ggpkit.games.capabilities import Solver
 from ggpkit.gdl.terms import Term
 
 Chooser = Callable[[Game[Any], Hashable, str], Term]
 
-PEG = "peg"
-BREAKTHROUGH = "breakthrough-holes"
 
-
-def dedicated_solver(game: Game[Any]) -> str | None:
-    """The name of the dedicated solver for ``game`` (``"peg"``, ``"breakthrough-holes"``)."""
-    if game.name == PEG and game.roles == ("jumper",):
-        return PEG
-    if game.name == BREAKTHROUGH and game.roles == ("white", "black"):
-        return BREAKTHROUGH
-    return None
-
-
-def peg_solver() -> PegSolver:
-    """A peg solver that answers from the built table when there is one, else by search."""
-    try:
-        table = PegTable() if PegTable.available() else None
-    except PegTableError:
-        table = None
-    return PegSolver(lookup=table.lookup if table is not None else None)
+def solver_for(game: Game[Any], node_limit: int) -> Solver:
+    """The game's own exact solver when it declares one, else the generic solver."""
+    declared = game.info.capabilities.solver
+    if declared is not None:
+        return declared()
+    return GenericSolver(game, node_limit)
 
 
 class SolverAgent(Agent):
@@ -86,12 +68,12 @@ class SolverAgent(Agent):
         return self._choose(game, state, role)
 
     def _chooser(self, game: Game[Any]) -> Chooser:
-        kind = dedicated_solver(game)
-        if kind == PEG:
-            peg = peg_solver()
-            return lambda g, s, r: peg.best_move(g, s)
-        if kind == BREAKTHROUGH:
-            bt = BreakthroughSolver(table_bits=24)
-            return lambda g, s, r: bt.best_move(g, s)
-        generic = GenericSolver(game, self.node_limit)
-        return lambda g, s, r: generic.best_moves(s, r)[0]
+        solver = solver_for(game, self.node_limit)
+
+        def choose(g: Game[Any], state: Hashable, role: str) -> Term:
+            move = solver.solve(g, state, role).move
+            if move is None:
+                raise SolverError(f"the solver gave no move for {role}")
+            return move
+
+        return choose

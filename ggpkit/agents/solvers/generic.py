@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ggpkit.games.api import Game, GameError
+from ggpkit.games.capabilities import Solution
 from ggpkit.gdl.terms import Term
 
 Goals = tuple[int, ...]
@@ -94,6 +95,12 @@ class GenericSolver:
     def value(self, state: Hashable) -> dict[str, int]:
         """The goal of every role under perfect play from ``state`` (see the module doc)."""
         return dict(zip(self.game.roles, self._solve(state), strict=True))
+
+    def solve(self, game: Game[Any], state: Hashable, role: str) -> Solution:
+        """The ``Solver`` protocol: the exact goals and a best move of ``role``."""
+        goals = self.value(state)
+        move = None if game.is_terminal(state) else self.best_moves(state, role)[0]
+        return Solution(goals, move, notes=(f"generic solver: {self.nodes} states expanded",))
 
     def move_values(self, state: Hashable, role: str) -> dict[Term, dict[str, int]]:
         """For each legal move of ``role``, the goals under perfect play after it.

@@ -6,28 +6,33 @@ import random
 from typing import Any
 
 import pytest
+from games.breakthrough.test_solver import brute_force
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import ggpkit
 from ggpkit.agents.base import Limit
 from ggpkit.agents.solvers import SolverAgent, SolverError
-from ggpkit.agents.solvers.agent import dedicated_solver
-from ggpkit.games.breakthrough import position
+from ggpkit.agents.solvers.agent import solver_for
+from ggpkit.agents.solvers.generic import GenericSolver
+from ggpkit.games.breakthrough.game import position
 
 from ..toy_games import Pennies, TicTacToe
-from .test_breakthrough_solver import brute_force
 
 BT: Any = ggpkit.load("breakthrough-holes")
 HOLES = {(2, 3), (3, 4), (4, 3), (5, 4)}
 NO_LIMIT = Limit()
 
 
-def test_dedicated_solver_by_game() -> None:
-    assert dedicated_solver(ggpkit.load("peg")) == "peg"
-    assert dedicated_solver(BT) == "breakthrough-holes"
-    assert dedicated_solver(ggpkit.load("breakthrough-holes-capture")) is None
-    assert dedicated_solver(TicTacToe()) is None
+def test_solver_by_declaration() -> None:
+    """Games that declare an exact solver get it (twins too); the others the generic one."""
+    for name in ("peg", "breakthrough-holes"):
+        for engine in ("native", "gdl"):
+            game = ggpkit.load(name, engine=engine)
+            assert game.info.capabilities.solver is not None
+            assert not isinstance(solver_for(game, 10), GenericSolver)
+    assert isinstance(solver_for(ggpkit.load("breakthrough-holes-capture"), 10), GenericSolver)
+    assert isinstance(solver_for(TicTacToe(), 10), GenericSolver)
 
 
 cells = st.tuples(st.integers(1, 6), st.integers(2, 5)).filter(lambda c: c not in HOLES)

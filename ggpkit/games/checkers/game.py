@@ -16,7 +16,7 @@ the role with control. Its facts use the vocabulary of the public GGP game
 
 Two move generators exist on purpose: a plain-Python one written square by
 square from the rules (the readable reference, used by the API), and the
-bitboard kernels of :mod:`ggpkit.games.checkers_kernels` (used for playouts
+bitboard kernels of :mod:`ggpkit.games.checkers.kernels` (used for playouts
 and perft). The tests check that they agree.
 """
 
@@ -30,7 +30,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ggpkit.games import checkers_kernels as kernels
 from ggpkit.games.api import (
     Dynamics,
     Game,
@@ -41,6 +40,8 @@ from ggpkit.games.api import (
     PlayoutStats,
     Utility,
 )
+from ggpkit.games.capabilities import Capabilities
+from ggpkit.games.checkers import extras, kernels
 from ggpkit.gdl.terms import Const, Func, Term, func
 
 ROLES = ("black", "red")
@@ -192,7 +193,18 @@ class PawnCheckers(Game[CheckersState]):
     name = "pawn-checkers"
     description = "Checkers with pawns only, compulsory single jumps, 100-step limit."
     roles = ROLES
-    info = GameInfo(Dynamics.TURN_TAKING, Utility.GENERAL_SUM)
+    info = GameInfo(
+        Dynamics.TURN_TAKING,
+        Utility.GENERAL_SUM,
+        goal_range=(0, 100),
+        max_length=STEP_LIMIT - 1,
+        capabilities=Capabilities(
+            compiled_playouts=True,
+            compiled_perft=True,
+            evaluation=extras.evaluation_plain,
+            search=extras.search_plain,
+        ),
+    )
     wrap = False
     """True on the barrel board: rows wrap vertically (row 8 continues on row 1)."""
 
@@ -444,6 +456,19 @@ class PawnCheckers(Game[CheckersState]):
 
 class PawnCheckersBarrel(PawnCheckers):
     """Pawn checkers on a board that wraps vertically (public ``checkersBarrelNoKings``)."""
+
+    info = GameInfo(
+        Dynamics.TURN_TAKING,
+        Utility.GENERAL_SUM,
+        goal_range=(0, 100),
+        max_length=STEP_LIMIT - 1,
+        capabilities=Capabilities(
+            compiled_playouts=True,
+            compiled_perft=True,
+            evaluation=extras.evaluation_barrel,
+            search=extras.search_barrel,
+        ),
+    )
 
     name = "pawn-checkers-barrel"
     description = "Pawn checkers on a board that wraps vertically."

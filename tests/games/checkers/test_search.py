@@ -12,15 +12,15 @@ from hypothesis import strategies as st
 
 from ggpkit.agents.alphabeta import AlphaBetaAgent
 from ggpkit.agents.base import Limit
-from ggpkit.agents.checkers_search import MODE_FULL, MODE_GOALS, SCALE, CheckersSearch
-from ggpkit.agents.evaluation import Evaluation
 from ggpkit.games.api import Game
-from ggpkit.games.checkers import CheckersState, PawnCheckers, PawnCheckersBarrel
+from ggpkit.games.checkers.game import CheckersState, PawnCheckers, PawnCheckersBarrel
+from ggpkit.games.checkers.search import MODE_FULL, MODE_GOALS, SCALE, CheckersSearch
+from ggpkit.games.evaluation import GenericEvaluation
 
 GAMES = [PawnCheckers(), PawnCheckersBarrel()]
 
 
-class _GoalDifference(Evaluation):
+class _GoalDifference(GenericEvaluation):
     """The bare goal difference: what the compiled search's MODE_GOALS evaluates."""
 
     def value(self, game: Game[Any], state: Hashable, role: int) -> float:

@@ -17,7 +17,7 @@ diagonals = 5 or 7 bits with the edge column masked out), so a random move is
 The capture flag only widens the diagonal targets to opponent cells.
 
 Every function takes and returns plain integers so that the interpreter side
-(:mod:`ggpkit.games.breakthrough`) keeps Python ints in its immutable states.
+(:mod:`ggpkit.games.breakthrough.game`) keeps Python ints in its immutable states.
 ``control`` is 0 for white, 1 for black. A playout never returns to the
 interpreter between moves.
 """

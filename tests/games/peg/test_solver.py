@@ -11,15 +11,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ggpkit
-from ggpkit.agents.solvers.peg_solver import (
+from ggpkit.games.peg.game import PegState
+from ggpkit.games.peg.kernels import START
+from ggpkit.games.peg.solver import (
     HOLES,
     PegSolver,
     board_of_facts,
     goal_of,
 )
-from ggpkit.agents.solvers.peg_table import PegTable, build
-from ggpkit.games.peg import PegState
-from ggpkit.games.peg_kernels import START
+from ggpkit.games.peg.table import PegTable, build
 
 GAME: Any = ggpkit.load("peg")
 HOLE_NAMES = [f"{'abcdefg'[i // 7]} c{i % 7 + 1}" for i in HOLES]
@@ -130,7 +130,7 @@ def test_table_from_a_small_start_agrees_with_the_search(solver: PegSolver, tmp_
 
 
 def test_damaged_table_is_refused(tmp_path: Path) -> None:
-    from ggpkit.agents.solvers.peg_table import PegTableError
+    from ggpkit.games.peg.table import PegTableError
 
     with pytest.raises(PegTableError, match="build it with"):
         PegTable(tmp_path / "missing")

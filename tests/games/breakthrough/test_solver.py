@@ -10,14 +10,14 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import ggpkit
-from ggpkit.agents.solvers.breakthrough_solver import (
+from ggpkit.games.breakthrough.game import BtState, position
+from ggpkit.games.breakthrough.solver import (
     BreakthroughSolver,
     BtPosition,
     Outcome,
     cell_bit,
     position_of_facts,
 )
-from ggpkit.games.breakthrough import BtState, position
 
 GAME: Any = ggpkit.load("breakthrough-holes")
 HOLES = {(2, 3), (3, 4), (4, 3), (5, 4)}

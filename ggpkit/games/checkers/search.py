@@ -3,7 +3,7 @@
 The generic alpha-beta of :mod:`ggpkit.agents.alphabeta` goes through the game API
 and terms, which limits it to a few thousand nodes a second: too shallow to
 out-capture MCTS, whose playouts are compiled. This module searches the bitboard
-state directly with the move kernels of :mod:`ggpkit.games.checkers_kernels`
+state directly with the move kernels of :mod:`ggpkit.games.checkers.kernels`
 (never a second copy of the rules): negamax with principal-variation windows,
 iterative deepening, a Zobrist-hashed transposition table in numpy arrays,
 killer and history move ordering, and quiescence on jumps (they are compulsory,
@@ -30,8 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ggpkit.games import checkers_kernels as kernels
-from ggpkit.games.checkers import CheckersState
+from ggpkit.games.checkers import kernels
+from ggpkit.games.checkers.game import CheckersState
 
 STEP_LIMIT = kernels.STEP_LIMIT
 GOALS = kernels.GOAL_TABLE

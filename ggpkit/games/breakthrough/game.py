@@ -8,7 +8,7 @@ no move. ``breakthrough-holes-capture`` (the public ``breakthroughSmallHoles``)
 also lets a DIAGONAL move land on an opponent piece, which is captured.
 
 The state is three plain ints (white bitboard, black bitboard, control); the
-bit layout and the compiled kernels are in :mod:`ggpkit.games.breakthrough_kernels`.
+bit layout and the compiled kernels are in :mod:`ggpkit.games.breakthrough.kernels`.
 This module keeps a plain-Python move generator as well: it is the readable
 reference that the kernels are tested against.
 """
@@ -19,7 +19,6 @@ import random
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from ggpkit.games import breakthrough_kernels as kernels
 from ggpkit.games.api import (
     Dynamics,
     Game,
@@ -29,10 +28,16 @@ from ggpkit.games.api import (
     UnknownRoleError,
     Utility,
 )
+from ggpkit.games.breakthrough import extras, kernels
+from ggpkit.games.capabilities import Capabilities
 from ggpkit.gdl.terms import Const, Func, Term, func
 
 ROLES = ("white", "black")
 SIZE = 6
+MAX_LENGTH = 85
+"""Every move takes a piece one row forward and a piece on its last row wins: each side's
+12 pieces make at most 6 * 4 + 6 * 3 = 42 moves short of winning, so a match lasts at
+most 42 + 42 + 1 joint moves (captures only remove pieces)."""
 HOLE_CELLS = ((2, 3), (3, 4), (4, 3), (5, 4))
 """Holes as (x, y): impassable and never occupied."""
 
@@ -163,7 +168,18 @@ class BreakthroughHoles(Game[BtState]):
     name = "breakthrough-holes"
     description = "Breakthrough on 6x6 with four holes; no captures."
     roles = ROLES
-    info = GameInfo(Dynamics.TURN_TAKING, Utility.ZERO_SUM)
+    info = GameInfo(
+        Dynamics.TURN_TAKING,
+        Utility.ZERO_SUM,
+        goal_range=(0, 100),
+        max_length=MAX_LENGTH,
+        capabilities=Capabilities(
+            compiled_playouts=True,
+            compiled_perft=True,
+            evaluation=extras.evaluation_without_capture,
+            solver=extras.solver,
+        ),
+    )
     capture = False
 
     def initial_state(self) -> BtState:
@@ -308,6 +324,17 @@ class BreakthroughHolesCapture(BreakthroughHoles):
     name = "breakthrough-holes-capture"
     description = "Breakthrough on 6x6 with four holes; diagonal moves may capture."
     capture = True
+    info = GameInfo(
+        Dynamics.TURN_TAKING,
+        Utility.ZERO_SUM,
+        goal_range=(0, 100),
+        max_length=MAX_LENGTH,
+        capabilities=Capabilities(
+            compiled_playouts=True,
+            compiled_perft=True,
+            evaluation=extras.evaluation_with_capture,
+        ),
+    )
 
 
 def _cell_char(state: BtState, bit: int) -> str:

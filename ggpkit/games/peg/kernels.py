@@ -20,7 +20,7 @@ wrap-around across rows). Counting them is four popcounts; a random jump is
 the k-th set bit. A whole playout runs inside one compiled call, with an
 xorshift generator, so it never returns to the interpreter between moves.
 
-This module holds only the geometry and the kernels; :mod:`ggpkit.games.peg`
+This module holds only the geometry and the kernels; :mod:`ggpkit.games.peg.game`
 is the game API around them.
 """
 

@@ -30,8 +30,10 @@ from typing import Any
 
 import numpy as np
 
-from ggpkit.agents.solvers._jit import kernel
-from ggpkit.agents.solvers.peg_solver import (
+from ggpkit.errors import GgpkitError
+from ggpkit.games.jit import kernel
+from ggpkit.games.peg.kernels import START
+from ggpkit.games.peg.solver import (
     JUMPS,
     SYM_TABLES,
     after_jump,
@@ -39,8 +41,6 @@ from ggpkit.agents.solvers.peg_solver import (
     gen_jumps,
     goal_kernel,
 )
-from ggpkit.errors import GgpkitError
-from ggpkit.games.peg_kernels import START
 
 TABLE_NAME = "peg-table-v1"
 POSITIONS = 23_475_688

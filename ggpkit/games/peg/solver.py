@@ -12,7 +12,7 @@ the jumps. 100 is the highest goal there is, so a node stops at the first child
 worth 100; everywhere else it sees all children. Every value it stores is
 therefore exact, and a table filled by one query serves the next.
 
-Board layout: the one of :mod:`ggpkit.games.peg_kernels` (bit ``row * 7 + col``,
+Board layout: the one of :mod:`ggpkit.games.peg.kernels` (bit ``row * 7 + col``,
 row a=0..g=6, column c1=0..c7=6), whose geometry tables this module imports; the
 solver still reads a position only through ``game.facts``, so it needs no native state.
 
@@ -28,12 +28,12 @@ from typing import Any
 
 import numpy as np
 
-from ggpkit.agents.solvers._jit import kernel
 from ggpkit.errors import GgpkitError
 from ggpkit.games.api import Game
-from ggpkit.games.peg import goal_of
-from ggpkit.games.peg_kernels import CENTER, COLUMNS, HOLES_LIST, ROWS, WIDTH
-from ggpkit.games.peg_kernels import JUMPS as GAME_JUMPS
+from ggpkit.games.jit import kernel
+from ggpkit.games.peg.game import goal_of
+from ggpkit.games.peg.kernels import CENTER, COLUMNS, HOLES_LIST, ROWS, WIDTH
+from ggpkit.games.peg.kernels import JUMPS as GAME_JUMPS
 from ggpkit.gdl.terms import Const, Func, Term
 
 # The solver's kernels take the jump table as an (n, 3) int64 array: (src, mid, dst) bits,

@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from ggpkit.agents.solvers._jit import kernel
 from ggpkit.errors import GgpkitError
 from ggpkit.games.api import Game
+from ggpkit.games.jit import kernel
 from ggpkit.gdl.terms import Func, Term
 
 SIZE = 6

@@ -16,14 +16,15 @@ random playouts run in the compiled kernels.
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from ggpkit.games import peg_kernels as k
 from ggpkit.games.api import Dynamics, Game, GameError, GameInfo, PlayoutStats, Utility
+from ggpkit.games.capabilities import Capabilities
+from ggpkit.games.peg import extras
+from ggpkit.games.peg import kernels as k
 from ggpkit.gdl.terms import Const, Func, Term
 
 ROLE = "jumper"
@@ -62,8 +63,6 @@ _MOVE_INDEX: dict[Term, int] = {m: i for i, m in enumerate(MOVES)}
 # (src bit, mid bit, dst bit) per jump: the plain-Python generator tests these.
 _MASKS: tuple[tuple[int, int, int], ...] = tuple((1 << s, 1 << m, 1 << d) for s, m, d in k.JUMPS)
 
-_SHORT_RE = re.compile(r"^\s*([a-g])\s*c?([1-7])\s*[-x ]\s*([a-g])\s*c?([1-7])\s*$", re.IGNORECASE)
-
 
 def legal_jump_indices(board: int) -> list[int]:
     """Indices of the legal jumps, plain Python over the jump table (the reference generator)."""
@@ -87,7 +86,21 @@ class PegGame(Game[PegState]):
     name = "peg"
     description = "Peg solitaire on the English 33-hole cross; one role, jumper."
     roles = (ROLE,)
-    info = GameInfo(Dynamics.TURN_TAKING, Utility.GENERAL_SUM)
+    info = GameInfo(
+        Dynamics.TURN_TAKING,
+        Utility.GENERAL_SUM,
+        goal_range=(0, 100),
+        max_length=31,
+        capabilities=Capabilities(
+            compiled_playouts=True,
+            compiled_perft=True,
+            notation=extras.PegNotation(),
+            board=extras.BOARD,
+            solver=extras.solver,
+            hint=extras.solver,
+            solver_table=extras.build_table,
+        ),
+    )
 
     # ---- positions ------------------------------------------------------------------
 
@@ -192,24 +205,9 @@ class PegGame(Game[PegState]):
 
     # ---- notation for people ---------------------------------------------------------
 
-    def short_move(self, move: Term) -> str:
-        """The short form of a jump, ``b4-d4`` for ``(jump b c4 d c4)``."""
-        if isinstance(move, Func) and move.name == "jump" and len(move.args) == 4:
-            sr, sc, dr, dc = (str(a) for a in move.args)
-            return f"{sr}{sc.removeprefix('c')}-{dr}{dc.removeprefix('c')}"
-        return str(move)
-
-    def parse_short_move(self, text: str) -> Term | None:
-        """A jump from its short form (``b4-d4``, also ``bc4-dc4``); None if not that form."""
-        m = _SHORT_RE.match(text)
-        if m is None:
-            return None
-        sr, sc, dr, dc = m.groups()
-        return Func(
-            "jump", (Const(sr.lower()), Const(f"c{sc}"), Const(dr.lower()), Const(f"c{dc}"))
-        )
-
-    short_move_help = "b4-d4 (the peg on b c4 jumps over c c4 into d c4)"
+    def perft_compiled(self, state: PegState, depth: int) -> int:
+        """Jump sequences of length ``depth`` from ``state`` (compiled)."""
+        return int(k.perft(state.board, depth))
 
     def render(self, state: PegState) -> str:
         """The cross with row and column labels: ``o`` a peg, ``.`` an empty hole."""
