@@ -93,3 +93,13 @@ def test_check_shows_why_the_propnet_was_not_used(
         f"{path}: note: runs on the prover: the propnet could not be built "
         "(more than 5 possible ground atoms)" in result.output
     )
+
+
+def test_games_lists_each_game_with_its_kind_and_capabilities() -> None:
+    result = RUNNER.invoke(app, ["games"], env={"COLUMNS": "250"})
+    assert result.exit_code == 0, result.output
+    rows = {line.split("│")[1].strip(): line for line in result.output.splitlines() if "│" in line}
+    assert "2 role(s), turn-taking, zero-sum" in rows["breakthrough-holes"]
+    assert "1 role(s), turn-taking, general-sum" in rows["peg"]
+    assert "search" in rows["pawn-checkers"] and "search" not in rows["peg"]
+    assert "hint" in rows["peg"] and "hint" not in rows["pawn-checkers"]
