@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
 from ggpkit.games.api import Game, PlayoutStats
+from ggpkit.games.capabilities import Capabilities
 from ggpkit.games.registry import games, load, rules_path
 from ggpkit.gdl.kif import KEYWORDS
 from ggpkit.gdl.terms import Term
@@ -85,7 +87,15 @@ class RenamedGame(Game[Hashable]):
         self.name = inner.name
         self.description = inner.description
         self.roles = tuple(forward.get(r, r) for r in inner.roles)
-        self.info = inner.info
+        # The extras that read or write names (notation, board, evaluation, solvers,
+        # search) speak the inner game's names: only the nameless ones carry over.
+        caps = inner.info.capabilities
+        self.info = replace(
+            inner.info,
+            capabilities=Capabilities(
+                compiled_playouts=caps.compiled_playouts, compiled_perft=caps.compiled_perft
+            ),
+        )
         self._out: dict[Term, Term] = {}
         self._in: dict[Term, Term] = {}
 
@@ -128,6 +138,13 @@ class RenamedGame(Game[Hashable]):
 
     def playout_stats(self, state: Hashable, count: int, seed: int) -> PlayoutStats:
         return self.inner.playout_stats(state, count, seed)
+
+    def perft_compiled(self, state: Hashable, depth: int) -> int:
+        return self.inner.perft_compiled(state, depth)
+
+    def state_from_facts(self, facts: Iterable[Term]) -> Hashable:
+        made: Hashable = self.inner.state_from_facts(self._own(f) for f in facts)
+        return made
 
     def render(self, state: Hashable) -> str:
         return self.inner.render(state)

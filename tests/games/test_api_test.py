@@ -209,3 +209,15 @@ def test_mutable_states_fail() -> None:
 def test_a_game_that_cannot_rebuild_states_fails_the_round_trip() -> None:
     with pytest.raises(ggpkit.GameError, match="cannot build a state from facts"):
         api_test(Nim())
+
+
+@pytest.mark.parametrize("name", sorted(ggpkit.games()))
+def test_native_engines_under_scrambled_names(name: str) -> None:
+    """The player's renamed native engine (for scrambled rules) keeps the contract too."""
+    from ggpkit.match.native import RenamedGame, recognise
+
+    scrambled = Scrambler(rules_path(name).read_text(encoding="utf-8"), seed=5).rules
+    game = recognise(scrambled)
+    assert isinstance(game, RenamedGame)
+    api_test(game, rounds=1)
+    assert game.info.capabilities.notation is None and game.info.capabilities.solver is None
