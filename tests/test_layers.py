@@ -15,7 +15,7 @@ import ggpkit
 PACKAGE_DIR = Path(ggpkit.__file__).parent
 
 LAYERS: list[set[str]] = [
-    {"errors"},
+    {"errors", "processes"},
     {"gdl"},
     {"reasoning"},
     {"games"},

@@ -1,7 +1,8 @@
 """The ``ggpkit`` command line: one module per group of commands, all on one Typer app.
 
 Errors that users cause (unknown game, illegal move, bad GDL) end as one clear
-line on stderr and exit status 2, never a traceback.
+line on stderr and exit status 2, never a traceback. Ctrl-C and SIGTERM end any
+command within two seconds (``ggpkit.processes.exit_on_signals``), status 130 / 143.
 """
 
 from __future__ import annotations
@@ -36,18 +37,24 @@ def _load_commands() -> None:
 
 def main() -> None:
     """Entry point of the ``ggpkit`` console script."""
+    from ggpkit import processes
     from ggpkit.games.api import GameError
     from ggpkit.gdl.kif import GdlSyntaxError
 
+    processes.exit_on_signals()
     _load_commands()
     try:
         app()
     except (GameError, GdlSyntaxError, OSError) as e:
         print(f"ggpkit: error: {e}", file=sys.stderr)
         sys.exit(2)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, SystemExit) as e:
+        # Typer turns Ctrl-C into exit status 130 before it gets here; either way a
+        # command ended by a signal says so and exits with 128 + that signal.
+        if isinstance(e, SystemExit) and processes.received_signal is None:
+            raise
         print("ggpkit: interrupted", file=sys.stderr)
-        sys.exit(130)
+        sys.exit(processes.exit_status())
 
 
 __all__ = ["app", "main"]

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from ggpkit.cli.app import app
+from ggpkit.match.player_server import SHUTDOWN_SECONDS
 
 
 @app.command("web")
@@ -41,4 +42,10 @@ def web_command(
     db_path.parent.mkdir(parents=True, exist_ok=True)
     application = create_app(db_path, games_dir)
     typer.echo(f"ggpkit web: serving on http://{host}:{port}/  (matches stored in {db_path})")
-    uvicorn.run(application, host=host, port=port, log_level="warning")
+    uvicorn.run(
+        application,
+        host=host,
+        port=port,
+        log_level="warning",
+        timeout_graceful_shutdown=SHUTDOWN_SECONDS,  # an agent thinking does not hold it
+    )

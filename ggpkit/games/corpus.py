@@ -28,6 +28,7 @@ from typing import Any
 
 from ggpkit.games.api import GameError
 from ggpkit.gdl.kif import GdlSyntaxError
+from ggpkit.processes import die_with_parent
 
 PLAYED = "played"
 REJECTED = "rejected"
@@ -158,7 +159,10 @@ def _step(call: Callable[[], Any], reason: str) -> Any:
         raise _Rejected(reason, str(e)) from None
 
 
-def _child(conn: Connection, path: str, matches: int, seed: int, reasoner: str) -> None:
+def _child(
+    conn: Connection, path: str, matches: int, seed: int, reasoner: str, parent: int
+) -> None:
+    die_with_parent(parent)
     try:
         result = play_game(Path(path), matches, seed, reasoner)
     except RecursionError:
@@ -185,7 +189,8 @@ def run_isolated(
     ctx: Any = multiprocessing.get_context(method)
     receive, send = ctx.Pipe(duplex=False)
     start = time.perf_counter()
-    proc = ctx.Process(target=_child, args=(send, str(path), matches, seed, reasoner), daemon=True)
+    args = (send, str(path), matches, seed, reasoner, os.getpid())
+    proc = ctx.Process(target=_child, args=args, daemon=True)
     proc.start()
     send.close()
     result: GameResult | None = None

@@ -38,6 +38,7 @@ from ggpkit.match.clock import UNTIMED_START
 from ggpkit.match.driver import MatchDriver
 from ggpkit.match.players import LocalPlayer
 from ggpkit.match.records import MatchRecord as GgpRecord
+from ggpkit.processes import die_with_parent
 
 MAX_STEPS = 10_000
 """A match longer than this is stopped as broken (every GGP game is finite)."""
@@ -197,6 +198,11 @@ def play_match(
 _worker_game: Game[Any] | None = None
 
 
+def _init_pool_worker(game: str | Game[Any], parent: int) -> None:
+    die_with_parent(parent)
+    _init_worker(game)
+
+
 def _init_worker(game: str | Game[Any]) -> None:
     global _worker_game
     _worker_game = load(game) if isinstance(game, str) else game
@@ -229,7 +235,9 @@ def _records(
             yield _worker(task)
         return
     ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    with ctx.Pool(min(jobs, matches), initializer=_init_worker, initargs=(game,)) as pool:
+    workers = min(jobs, matches)
+    init_args = (game, os.getpid())
+    with ctx.Pool(workers, initializer=_init_pool_worker, initargs=init_args) as pool:
         yield from pool.imap_unordered(_worker, tasks)
 
 

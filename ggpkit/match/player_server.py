@@ -371,6 +371,11 @@ def _needs_eof_body(head: bytes) -> bool:
     return b"content-length" not in names and b"transfer-encoding" not in names
 
 
+SHUTDOWN_SECONDS = 1
+"""On SIGTERM or Ctrl-C, requests still running after this long are cancelled (an
+agent thinking does not hold the shutdown; see ``ggpkit.processes``)."""
+
+
 def server_config(
     app: Starlette, host: str, port: int, log_level: str = "warning"
 ) -> uvicorn.Config:
@@ -385,6 +390,7 @@ def server_config(
         date_header=False,
         access_log=False,
         lifespan="off",
+        timeout_graceful_shutdown=SHUTDOWN_SECONDS,
     )
 
 

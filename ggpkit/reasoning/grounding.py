@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 import multiprocessing
+import os
 import pickle
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ import clingo
 
 from ggpkit.gdl.kif import Rule
 from ggpkit.gdl.terms import Const, Func, Term, Var, variables
+from ggpkit.processes import die_with_parent
 from ggpkit.reasoning.base import ReasonerError
 
 # Relation names that keep their own name in the clingo program.
@@ -370,8 +372,9 @@ def _role_order(rules: list[Rule], role_fact: Term) -> int:
     return len(rules)
 
 
-def _child(conn: Any, rules: list[Rule], max_atoms: int, timeout: float) -> None:
-    # A CPU-time limit ends this process even if its parent dies without killing it.
+def _child(conn: Any, rules: list[Rule], max_atoms: int, timeout: float, parent: int) -> None:
+    die_with_parent(parent)
+    # A CPU-time limit bounds a runaway grounding even if nobody kills it.
     try:
         import resource
 
@@ -413,7 +416,8 @@ def ground(
         return _ground_in_process(rules, max_atoms)
     ctx = multiprocessing.get_context("fork")
     parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(child, rules, max_atoms, timeout), daemon=True)
+    args = (child, rules, max_atoms, timeout, os.getpid())
+    proc = ctx.Process(target=_child, args=args, daemon=True)
     proc.start()
     child.close()
     try:

@@ -8,6 +8,7 @@ the server process.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from typing import Any
@@ -40,6 +41,8 @@ def _problem(line: int, col: int, severity: str, message: str) -> dict[str, Any]
 
 _TRIAL = """
 import sys
+from ggpkit.processes import die_with_parent
+die_with_parent(int(sys.argv[2]))
 from ggpkit.games.registry import load_kif
 text = sys.stdin.read()
 try:
@@ -62,7 +65,7 @@ def _trial(text: str, name: str, seconds: float) -> str:
     """
     try:
         done = subprocess.run(
-            [sys.executable, "-c", _TRIAL, name],
+            [sys.executable, "-c", _TRIAL, name, str(os.getpid())],
             input=text,
             capture_output=True,
             text=True,

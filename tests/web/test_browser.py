@@ -10,15 +10,13 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+
+from .support import web_server
 
 pytestmark = pytest.mark.browser
 
@@ -28,37 +26,13 @@ GAMES_DIR = Path(__file__).resolve().parents[3] / "shared" / "ggp-games"
 MOVE_RE = re.compile(r"\((\w+) (\S+) (\S+) (\S+) (\S+)\)")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if CHROMIUM is None:
         pytest.skip("chromium is not installed (.ci/run installs Debian's chromium)")
-    port = _free_port()
-    db = tmp_path_factory.mktemp("web") / "matches.sqlite3"
-    cmd = [sys.executable, "-m", "ggpkit", "web", "--port", str(port), "--db", str(db)]
-    if GAMES_DIR.is_dir():
-        cmd += ["--games-dir", str(GAMES_DIR)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(300):
-            try:
-                if httpx.get(url + "/api/agents", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        else:
-            pytest.fail("ggpkit web did not start")
+    extra = ["--games-dir", str(GAMES_DIR)] if GAMES_DIR.is_dir() else []
+    with web_server(tmp_path_factory.mktemp("web") / "matches.sqlite3", *extra) as (_, url):
         yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")
