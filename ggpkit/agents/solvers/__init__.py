@@ -1,6 +1,8 @@
-"""Exact solvers: peg solitaire, breakthrough-holes, a generic one for small games, and an agent.
+"""Exact solving for any game: the generic solver for small games, and the solver agent.
 
-``SolverAgent`` plays by them; ``ggpkit solve GAME`` prints solved values.
+A game with its own solver declares it (``game.info.capabilities.solver``; the
+solvers live in the game's folder); ``SolverAgent`` plays by that solver when there
+is one and by the generic solver otherwise; ``ggpkit solve GAME`` prints solved values.
 """
 
 from ggpkit.agents.solvers.agent import SolverAgent
