@@ -269,7 +269,7 @@ def create_app(db_path: Path | str, games_dir: Path | str | None = None) -> Fast
         session = await run_in_threadpool(
             st().sessions.create, game, rules, req.seats, req.agent_time
         )
-        return session_view(st(), session)
+        return await _view(session)
 
     @app.get("/api/sessions/{session_id}")
     def get_session(session_id: str) -> dict[str, Any]:
@@ -280,7 +280,7 @@ def create_app(db_path: Path | str, games_dir: Path | str | None = None) -> Fast
         """A person's move; 400 with the reason when illegal, 409 when the view was stale."""
         session = st().sessions.get(session_id)
         await run_in_threadpool(st().sessions.move, session, req.role, req.move, req.version)
-        return session_view(st(), session)
+        return await _view(session)
 
     @app.post("/api/sessions/{session_id}/agent")
     async def agent_move(session_id: str) -> dict[str, Any]:
@@ -301,7 +301,11 @@ def create_app(db_path: Path | str, games_dir: Path | str | None = None) -> Fast
         """Run a session action in a worker thread (agents think there); return the new view."""
         session = st().sessions.get(session_id)
         await run_in_threadpool(action, session)
-        return session_view(st(), session)
+        return await _view(session)
+
+    async def _view(session: Session) -> dict[str, Any]:
+        """The session's view, computed off the event loop (GDL games can be slow to ask)."""
+        return await run_in_threadpool(session_view, st(), session)
 
     @app.get("/api/sessions/{session_id}/hint")
     async def hint(session_id: str) -> dict[str, Any]:
