@@ -187,7 +187,8 @@ def _agent_thinks_while_sigterm_arrives(proc: subprocess.Popen[bytes], url: str)
     def think() -> None:
         # The server ends under this request; whatever happens to it is fine.
         with contextlib.suppress(httpx.HTTPError):
-            httpx.post(f"{url}/api/sessions/{session['id']}/agent", timeout=60)
+            token = {"X-Session-Token": session["token"]}
+            httpx.post(f"{url}/api/sessions/{session['id']}/agent", headers=token, timeout=60)
 
     threading.Thread(target=think, daemon=True).start()
     time.sleep(1.5)

@@ -27,6 +27,14 @@ def web_command(
             help="Folder of .kif files offered on the GDL page (default ../shared/ggp-games)."
         ),
     ] = None,
+    allow_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-host",
+            help="Host name the server also answers for, beside 127.0.0.1 and localhost "
+            "(repeatable; needed when it is reached by another name or address).",
+        ),
+    ] = None,
 ) -> None:
     """Serve the web app and print its address; it opens no browser by itself.
 
@@ -37,10 +45,11 @@ def web_command(
 
     from ggpkit.store.sqlite import default_db_path
     from ggpkit.web.app import create_app
+    from ggpkit.web.guards import LOCAL_HOSTS
 
     db_path = db or default_db_path()
     db_path.parent.mkdir(parents=True, exist_ok=True)
-    application = create_app(db_path, games_dir)
+    application = create_app(db_path, games_dir, [*LOCAL_HOSTS, *(allow_host or [])])
     typer.echo(f"ggpkit web: serving on http://{host}:{port}/  (matches stored in {db_path})")
     uvicorn.run(
         application,

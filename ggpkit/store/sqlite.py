@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -25,6 +26,10 @@ from ggpkit.match.records import MatchRecord
 
 class StoreError(GgpkitError):
     """A store problem a user can act on (unknown match id, newer schema, bad file)."""
+
+
+class MatchExistsError(StoreError):
+    """A record would replace a stored match of the same id (imports never overwrite)."""
 
 
 MIGRATIONS: list[str] = [
@@ -60,6 +65,10 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (match_id, step)
     );
     CREATE INDEX matches_by_game ON matches(game_name, start_time);
+    """,
+    # 2: the store's own secrets (the web app signs session tokens with one)
+    """
+    CREATE TABLE secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -193,6 +202,34 @@ class MatchStore:
             for step in range(1, record.steps + 1):
                 self._write_step(db, record, step)
         self.match_ended(record)
+
+    def add(self, record: MatchRecord) -> None:
+        """Write a whole record whose id is new; MatchExistsError when the id is taken."""
+        if self.contains(record.match_id):
+            raise MatchExistsError(
+                f"a match with id {record.match_id!r} is already stored; it is not replaced"
+            )
+        self.save(record)
+
+    def contains(self, match_id: str) -> bool:
+        """Whether a match of exactly this id is stored."""
+        with self._lock:
+            row = self._db.execute("SELECT 1 FROM matches WHERE match_id=?", (match_id,))
+            return row.fetchone() is not None
+
+    def secret(self, name: str) -> bytes:
+        """A random 32-byte secret kept in the store under ``name`` (made on first use).
+
+        Kept with the matches so that what is signed with it (web session tokens)
+        stays valid across restarts of the same store.
+        """
+        with self._transaction() as db:
+            row = db.execute("SELECT value FROM secrets WHERE name=?", (name,)).fetchone()
+            if row is not None:
+                return bytes(row[0])
+            value = secrets.token_bytes(32)
+            db.execute("INSERT INTO secrets (name, value) VALUES (?, ?)", (name, value))
+            return value
 
     def load(self, match_id: str) -> MatchRecord:
         """The stored record of ``match_id`` (a unique prefix will do)."""

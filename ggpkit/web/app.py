@@ -12,10 +12,13 @@ unknown ids and malformed or oversized rules all become a 4xx with a message.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import json
 import os
+import secrets
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
@@ -34,8 +37,9 @@ from ggpkit.games.registry import UnknownGameError, games, load, rules_path
 from ggpkit.gdl.kif import GdlSyntaxError, parse_terms
 from ggpkit.gdl.terms import split_facts_text
 from ggpkit.match.records import MatchRecord, RecordError
-from ggpkit.store.sqlite import MatchStore, StoreError
+from ggpkit.store.sqlite import MatchExistsError, MatchStore, StoreError
 from ggpkit.web.board import Layout, board_view, infer_layout, move_cells
+from ggpkit.web.guards import LOCAL_HOSTS, MAX_BODY_BYTES, RequestGuard
 from ggpkit.web.kif_upload import MAX_KIF_CHARS, KifRejected, check_kif_text, load_checked_kif
 from ggpkit.web.sessions import (
     HUMAN,
@@ -47,6 +51,16 @@ from ggpkit.web.sessions import (
 )
 
 STATIC_DIR = Path(str(resources.files("ggpkit.web") / "static"))
+
+MAX_IMPORT_BYTES = 5_000_000
+"""Largest match JSON ``/api/matches/import`` reads (the rules are embedded in it)."""
+
+TOKEN_HEADER = "X-Session-Token"
+"""The header that carries a session's token on every request that changes the session."""
+
+
+class ForbiddenError(SessionError):
+    """A request to change a session without that session's token."""
 
 
 class NewSession(BaseModel):
@@ -77,11 +91,39 @@ class AppState:
         self.store = MatchStore(db_path)
         self.sessions = SessionManager(self.store, make_agent)
         self.uploaded: dict[str, tuple[str, str]] = {}  # kif_id -> (name, text)
+        self._uploaded_lock = threading.Lock()
         self.layouts: dict[str, Layout | None] = {}
         self.games_dir = games_dir
 
         self._hinters: dict[str, tuple[Solver, threading.Lock]] = {}
         self._hinters_lock = threading.Lock()
+        self._token_key = self.store.secret("web-session-tokens")
+
+    def add_upload(self, name: str, text: str) -> str:
+        """Keep uploaded rules (already checked and loaded once); their new kif id."""
+        with self._uploaded_lock:
+            kif_id = f"kif-{secrets.token_hex(6)}"
+            self.uploaded[kif_id] = (name, text)
+        return kif_id
+
+    def token(self, session_id: str) -> str:
+        """The session's token: given to its creator only, required to change the session.
+
+        A signature of the id with the store's key, so it survives restarts and needs
+        no table of its own.
+        """
+        return hmac.new(self._token_key, session_id.encode(), hashlib.sha256).hexdigest()[:32]
+
+    def authorised(self, session_id: str, request: Request) -> Session:
+        """The session, if ``request`` carries its token; ForbiddenError otherwise."""
+        session = self.sessions.get(session_id)
+        given = request.headers.get(TOKEN_HEADER, "")
+        if not hmac.compare_digest(given.encode(), self.token(session.id).encode()):
+            raise ForbiddenError(
+                f"this session can only be changed by the browser that started it "
+                f"(missing or wrong {TOKEN_HEADER})"
+            )
+        return session
 
     def layout_for(self, key: str, game: Game[Any]) -> Layout | None:
         if key not in self.layouts:
@@ -119,6 +161,11 @@ def _game_and_rules(st: AppState, req: NewSession) -> tuple[Game[Any], str]:
         return load_checked_kif(text, name), text
     if not req.game:
         raise SessionError("say which game: 'game' (a registered name) or 'kif_id'")
+    if req.game not in games():
+        # Never a path: this server loads only its registered games and uploaded rules.
+        raise NotFoundError(
+            f"no registered game {req.game!r}; other games are uploaded (/api/kif/games)"
+        )
     game = load(req.game, engine=req.engine)
     try:
         rules = rules_path(req.game).read_text(encoding="utf-8")
@@ -200,8 +247,12 @@ def record_view(record: MatchRecord) -> dict[str, Any]:
     }
 
 
-def create_app(db_path: Path | str, games_dir: Path | str | None = None) -> FastAPI:
-    """The web app over the match store at ``db_path``."""
+def create_app(
+    db_path: Path | str,
+    games_dir: Path | str | None = None,
+    allowed_hosts: Iterable[str] = LOCAL_HOSTS,
+) -> FastAPI:
+    """The web app over the match store at ``db_path``, answering for ``allowed_hosts``."""
     gdir = Path(games_dir) if games_dir else _default_games_dir()
     holder: dict[str, AppState] = {}
 
@@ -220,6 +271,14 @@ def create_app(db_path: Path | str, games_dir: Path | str | None = None) -> Fast
         lifespan=lifespan,
     )
 
+    app.add_middleware(
+        RequestGuard,
+        allowed_hosts=allowed_hosts,
+        body_limit=lambda path: (
+            MAX_IMPORT_BYTES if path == "/api/matches/import" else MAX_BODY_BYTES
+        ),
+    )
+
     def st() -> AppState:
         return holder["st"]
 
@@ -228,6 +287,8 @@ def create_app(db_path: Path | str, games_dir: Path | str | None = None) -> Fast
         status = 400
         if isinstance(exc, NotFoundError | UnknownGameError):
             status = 404
+        elif isinstance(exc, ForbiddenError):
+            status = 403
         elif isinstance(exc, StaleVersionError):
             status = 409
         return JSONResponse({"error": str(exc)}, status_code=status)
@@ -238,7 +299,8 @@ def create_app(db_path: Path | str, games_dir: Path | str | None = None) -> Fast
 
     @app.exception_handler(StoreError)
     async def _store_error(request: Request, exc: StoreError) -> JSONResponse:
-        return JSONResponse({"error": str(exc)}, status_code=404)
+        status = 409 if isinstance(exc, MatchExistsError) else 404
+        return JSONResponse({"error": str(exc)}, status_code=status)
 
     @app.exception_handler(KifRejected)
     async def _kif_rejected(request: Request, exc: KifRejected) -> JSONResponse:
@@ -269,37 +331,39 @@ def create_app(db_path: Path | str, games_dir: Path | str | None = None) -> Fast
         session = await run_in_threadpool(
             st().sessions.create, game, rules, req.seats, req.agent_time
         )
-        return await _view(session)
+        return {**await _view(session), "token": st().token(session.id)}
 
     @app.get("/api/sessions/{session_id}")
     def get_session(session_id: str) -> dict[str, Any]:
         return session_view(st(), st().sessions.get(session_id))
 
     @app.post("/api/sessions/{session_id}/move")
-    async def post_move(session_id: str, req: MoveRequest) -> dict[str, Any]:
+    async def post_move(session_id: str, req: MoveRequest, request: Request) -> dict[str, Any]:
         """A person's move; 400 with the reason when illegal, 409 when the view was stale."""
-        session = st().sessions.get(session_id)
+        session = st().authorised(session_id, request)
         await run_in_threadpool(st().sessions.move, session, req.role, req.move, req.version)
         return await _view(session)
 
     @app.post("/api/sessions/{session_id}/agent")
-    async def agent_move(session_id: str) -> dict[str, Any]:
+    async def agent_move(session_id: str, request: Request) -> dict[str, Any]:
         """Let the agent(s) to move play one step (no-op when a person must move)."""
-        return await _act(session_id, st().sessions.agent_step)
+        return await _act(session_id, request, st().sessions.agent_step)
 
     @app.post("/api/sessions/{session_id}/undo")
-    async def undo(session_id: str) -> dict[str, Any]:
+    async def undo(session_id: str, request: Request) -> dict[str, Any]:
         """Take back moves to the last turn of a person."""
-        return await _act(session_id, st().sessions.undo)
+        return await _act(session_id, request, st().sessions.undo)
 
     @app.post("/api/sessions/{session_id}/redo")
-    async def redo(session_id: str) -> dict[str, Any]:
+    async def redo(session_id: str, request: Request) -> dict[str, Any]:
         """Replay the joint move that the last undo took back."""
-        return await _act(session_id, st().sessions.redo)
+        return await _act(session_id, request, st().sessions.redo)
 
-    async def _act(session_id: str, action: Callable[[Session], object]) -> dict[str, Any]:
+    async def _act(
+        session_id: str, request: Request, action: Callable[[Session], object]
+    ) -> dict[str, Any]:
         """Run a session action in a worker thread (agents think there); return the new view."""
-        session = st().sessions.get(session_id)
+        session = st().authorised(session_id, request)
         await run_in_threadpool(action, session)
         return await _view(session)
 
@@ -371,14 +435,18 @@ def create_app(db_path: Path | str, games_dir: Path | str | None = None) -> Fast
 
     @app.post("/api/matches/import", status_code=201)
     async def import_match(request: Request) -> dict[str, Any]:
-        body = await request.body()
-        if len(body) > 5_000_000:
-            raise HTTPException(413, "match JSON larger than 5 MB")
+        """Store a ggp.org match JSON (a JSON body of at most 5 MB); 409 if its id is taken.
+
+        An imported match is a stored match only: it never becomes a live session.
+        """
+        body = await request.body()  # the guard has checked its type and size
         try:
             record = MatchRecord.loads(body.decode("utf-8", errors="replace"))
         except RecordError as e:
             raise HTTPException(400, f"not a match record: {e}") from None
-        st().store.save(record)
+        if record.source == "web":
+            record.source = "import"
+        await run_in_threadpool(st().store.add, record)
         return {"id": record.match_id}
 
     # ---- GDL upload -----------------------------------------------------------------------
@@ -393,8 +461,7 @@ def create_app(db_path: Path | str, games_dir: Path | str | None = None) -> Fast
     async def upload_kif(req: KifText) -> dict[str, Any]:
         """Check and load uploaded rules (time-limited); the id starts sessions of it."""
         game = await run_in_threadpool(load_checked_kif, req.text, req.name)
-        kif_id = f"kif-{len(st().uploaded) + 1}"
-        st().uploaded[kif_id] = (req.name, req.text)
+        kif_id = st().add_upload(req.name, req.text)
         return {"kif_id": kif_id, "name": game.name, "roles": list(game.roles)}
 
     @app.get("/api/kif/public")
@@ -410,9 +477,11 @@ def create_app(db_path: Path | str, games_dir: Path | str | None = None) -> Fast
         gdir = st().games_dir
         if gdir is None or "/" in name or "\\" in name or not name.endswith(".kif"):
             raise HTTPException(404, f"no public game {name!r}")
-        path = gdir / name
-        if not path.is_file():
+        path = (gdir / name).resolve()
+        if path.parent != gdir.resolve() or not path.is_file():
             raise HTTPException(404, f"no public game {name!r}")
+        if path.stat().st_size > MAX_KIF_CHARS * 4:
+            raise HTTPException(413, f"{name} is larger than uploaded rules may be")
         return {"name": name, "text": path.read_text(encoding="utf-8", errors="replace")}
 
     # ---- pages ------------------------------------------------------------------------------
@@ -429,7 +498,7 @@ def _restore_sessions(st: AppState) -> None:
     """Rebuild the unfinished web sessions from the store after a restart."""
     from ggpkit.web.restore import restore_sessions
 
-    restore_sessions(st.store, st.sessions, st.uploaded)
+    restore_sessions(st.store, st.sessions, st.add_upload)
 
 
 def _default_games_dir() -> Path | None:

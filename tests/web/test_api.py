@@ -9,7 +9,11 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from ggpkit.web.app import create_app
+from ggpkit.web.app import TOKEN_HEADER, create_app
+from ggpkit.web.guards import LOCAL_HOSTS
+
+TEST_HOSTS = [*LOCAL_HOSTS, "testserver"]
+"""The test client's requests say ``Host: testserver``."""
 
 TINY_GAME = """
 ; a two-cell race: each turn the mover marks a cell; the first to mark cell 2 wins
@@ -33,15 +37,21 @@ TINY_GAME = """
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(tmp_path / "web.sqlite3", games_dir=tmp_path)) as c:
+    with TestClient(create_app(tmp_path / "web.sqlite3", tmp_path, TEST_HOSTS)) as c:
         yield c
 
 
-def _new(client: TestClient, game: str, seats: dict[str, str]) -> dict[str, Any]:
-    r = client.post("/api/sessions", json={"game": game, "seats": seats, "agent_time": 0.1})
+def _started(client: TestClient, request: dict[str, Any]) -> dict[str, Any]:
+    """A new session; the client carries its token from now on, as the browser does."""
+    r = client.post("/api/sessions", json=request)
     assert r.status_code == 201, r.text
     body: dict[str, Any] = r.json()
+    client.headers[TOKEN_HEADER] = body["token"]
     return body
+
+
+def _new(client: TestClient, game: str, seats: dict[str, str]) -> dict[str, Any]:
+    return _started(client, {"game": game, "seats": seats, "agent_time": 0.1})
 
 
 def test_games_are_listed_with_roles(client: TestClient) -> None:
@@ -149,10 +159,9 @@ def test_oversized_kif_is_rejected(client: TestClient) -> None:
 def test_uploaded_game_is_played_to_the_end(client: TestClient) -> None:
     up = client.post("/api/kif/games", json={"text": TINY_GAME, "name": "race.kif"})
     assert up.status_code == 201, up.text
-    s = client.post(
-        "/api/sessions",
-        json={"kif_id": up.json()["kif_id"], "seats": {"left": "human", "right": "human"}},
-    ).json()
+    s = _started(
+        client, {"kif_id": up.json()["kif_id"], "seats": {"left": "human", "right": "human"}}
+    )
     moves = [m["move"] for m in s["legal"]["left"]]
     assert sorted(moves) == ["(mark 1)", "(mark 2)"]
     done = client.post(
@@ -163,11 +172,11 @@ def test_uploaded_game_is_played_to_the_end(client: TestClient) -> None:
 
 def test_sessions_survive_a_restart(tmp_path: Path) -> None:
     db = tmp_path / "restart.sqlite3"
-    with TestClient(create_app(db)) as c:
+    with TestClient(create_app(db, allowed_hosts=TEST_HOSTS)) as c:
         s = _new(c, "breakthrough-holes", {"white": "human", "black": "human"})
         move = s["legal"]["white"][0]["move"]
         c.post(f"/api/sessions/{s['id']}/move", json={"role": "white", "move": move})
-    with TestClient(create_app(db)) as c:
+    with TestClient(create_app(db, allowed_hosts=TEST_HOSTS)) as c:
         again = c.get(f"/api/sessions/{s['id']}").json()
         assert again["moves"][0][0] == move and again["humans_to_move"] == ["black"]
 

@@ -137,8 +137,9 @@ def test_a_stored_match_is_replayed_step_by_step(server: str, page: object) -> N
     )
     sid = r.json()["id"]
     view = r.json()
+    token = {"X-Session-Token": view["token"]}
     while not view["finished"]:
-        view = httpx.post(f"{server}/api/sessions/{sid}/agent", timeout=30).json()
+        view = httpx.post(f"{server}/api/sessions/{sid}/agent", headers=token, timeout=30).json()
     steps = len(view["moves"])
     page.goto(server + "/#/matches")  # type: ignore[attr-defined]
     page.wait_for_selector(f'a[href="#/replay/{sid}"]')  # type: ignore[attr-defined]

@@ -25,7 +25,7 @@ def test_other_requests_are_answered_while_an_agent_thinks(tmp_path: Path) -> No
         assert session["to_move"] == ["black"]
         thinking = threading.Thread(
             target=httpx.post, args=(f"{url}/api/sessions/{session['id']}/agent",),
-            kwargs={"timeout": 60},
+            kwargs={"timeout": 60, "headers": {"X-Session-Token": session["token"]}},
         )  # fmt: skip
         thinking.start()
         time.sleep(0.5)

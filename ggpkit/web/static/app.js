@@ -7,12 +7,23 @@ const SVG = "http://www.w3.org/2000/svg";
 
 // ---- small helpers -----------------------------------------------------------------
 
+// A session can be changed only with the token its creation returned; this browser keeps
+// the tokens of the sessions it started and sends them with every request on them.
+const TOKEN_KEY = (id) => `ggpkit-token:${id}`;
+
 async function api(path, options = {}) {
-  const init = { headers: { "Content-Type": "application/json" }, ...options };
+  const headers = { "Content-Type": "application/json" };
+  const own = path.match(/^\/api\/sessions\/([^/]+)\//);
+  const token = own && localStorage.getItem(TOKEN_KEY(decodeURIComponent(own[1])));
+  if (token) headers["X-Session-Token"] = token;
+  const init = { headers, ...options };
   if (init.body && typeof init.body !== "string") init.body = JSON.stringify(init.body);
   const response = await fetch(path, init);
   const text = await response.text();
   const data = text ? JSON.parse(text) : null;
+  if (response.ok && data && data.token && path === "/api/sessions") {
+    localStorage.setItem(TOKEN_KEY(data.id), data.token);
+  }
   if (!response.ok) {
     const message = (data && (data.error || data.detail)) || response.statusText;
     const error = new Error(typeof message === "string" ? message : JSON.stringify(message));
