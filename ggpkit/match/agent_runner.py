@@ -109,7 +109,8 @@ class AgentRunner:
         The agent's move, or a random legal one with the fault's code when it is late,
         fails or chooses an illegal move.
         """
-        legal = game.legal_moves(state, role)
+        # Off the event loop: on a large game the rules alone can take a while.
+        legal = await in_daemon_thread(lambda: game.legal_moves(state, role))
         if len(legal) == 1:  # no choice to make: the agent is not asked
             return Choice(legal[0])
         fallback = self.rng.choice(legal)

@@ -10,6 +10,21 @@ the path, ``text/acl`` replies with the CORS headers, OPTIONS preflights.
 Rules arrive as GDL text and are loaded with the GDL engine (or an injected
 loader); the agent never sees symbol names it could rely on, since managers
 scramble them.
+
+Peers may be hostile or broken, so:
+
+- a message is read only up to a size limit (rules in START are allowed more than
+  the other messages), and its keyword and match id are read from its first
+  characters: a message for another match is answered ``busy`` without parsing;
+  parsing and every game computation run in threads, never on the event loop;
+- clocks count from the message's arrival, and must be finite and positive;
+- a START whose rules do not load within the start clock falls back to the
+  reference prover (no grounding), and is answered ``busy`` in time if even that
+  does not load;
+- a match the manager stops talking about (three play clocks of silence) is
+  ended as aborted, so the player is free for the next one;
+- the player's record of a match has its own id (the manager's id, the player's
+  name and a random tag): it never replaces another record in a shared store.
 """
 
 from __future__ import annotations
@@ -18,9 +33,13 @@ import asyncio
 import contextlib
 import hashlib
 import logging
+import math
 import random
+import re
+import secrets
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 from urllib.parse import unquote_plus
 
@@ -56,6 +75,23 @@ log = logging.getLogger("ggpkit.player")
 GameLoader = Callable[[str], Game[Any]]
 """Turns the GDL text of the rules into a game."""
 
+MAX_START_BYTES = 5_000_000
+"""Largest START message read (it carries the rules; chess is about 100 KB)."""
+
+MAX_MESSAGE_BYTES = 65_536
+"""Largest message of any other kind read (PLAY and STOP carry one joint move)."""
+
+MAX_CLOCK_SECONDS = 24 * 3600.0
+"""Longest start or play clock accepted."""
+
+SILENT_PLAY_CLOCKS = 3
+"""A match is abandoned after this many play clocks without a message about it."""
+
+READY_RESERVE = 0.5
+"""Seconds of the start clock kept for the prover fallback when the full load is late."""
+
+_HEAD = re.compile(r"\s*\(\s*([A-Za-z]+)(?:\s+([^\s()]+))?")
+
 
 def rules_name(rules: str) -> str:
     """A name for a game known only by its rules: ``gdl-`` and a hash of their tokens.
@@ -74,6 +110,30 @@ def gdl_loader(rules: str) -> Game[Any]:
     return load_kif(rules, "<START>")
 
 
+def prover_loader(rules: str) -> Game[Any]:
+    """Load rules on the reference prover: no grounding, ready in the time it takes to read."""
+    from ggpkit.games.gdl_game import load_kif_text
+
+    return load_kif_text(rules, "<START>", reasoner="prover")
+
+
+def message_head(text: str) -> tuple[str, str | None] | None:
+    """The keyword (upper case) and match id of a message, read from its first characters.
+
+    Cheap on any input: a regular expression over at most 1,000 characters, so a
+    message for another match is answered without parsing the rest of it.
+    """
+    found = _HEAD.match(text[:1000])
+    if found is None:
+        return None
+    return found.group(1).upper(), found.group(2)
+
+
+def valid_clock(seconds: float) -> bool:
+    """A start or play clock a player can keep: finite, positive, at most a day."""
+    return math.isfinite(seconds) and 0 < seconds <= MAX_CLOCK_SECONDS
+
+
 def default_loader(rules: str) -> Game[Any]:
     """A native engine if the rules have the structure of a registered twin, else the GDL one."""
     from ggpkit.match.native import recognise
@@ -90,6 +150,10 @@ class _Match:
     runner: AgentRunner
     play_clock: float
     record: MatchRecord
+    heard: float = 0.0
+    """Loop time of the last message about this match (for the silence limit)."""
+    watcher: asyncio.Task[None] | None = None
+    """The task that ends the match after too long a silence."""
 
 
 class PlayerService:
@@ -102,21 +166,48 @@ class PlayerService:
         loader: GameLoader = default_loader,
         recorder: MatchRecorder | None = None,
         seed: int | None = None,
+        fallback_loader: GameLoader = prover_loader,
     ) -> None:
         self.agent_factory = agent_factory
         self.name = name
         self.loader = loader
+        self.fallback_loader = fallback_loader
         self.recorder: MatchRecorder = recorder or NullRecorder()
         self.rng = random.Random(seed)
         self.current: _Match | None = None
         self._lock = asyncio.Lock()
 
-    async def handle_text(self, text: str) -> str:
-        """The reply to one message text; raises ProtocolError for an unreadable message."""
-        message = parse_message(text)
-        return await self.handle(message)
+    async def handle_text(self, text: str, arrived: float | None = None) -> str:
+        """The reply to one message text; raises ProtocolError for an unreadable message.
 
-    async def handle(self, message: Message) -> str:
+        ``arrived`` is the loop time the message arrived (its clocks count from then);
+        now when not given.
+        """
+        arrived = asyncio.get_running_loop().time() if arrived is None else arrived
+        quick = self._without_parsing(message_head(text))
+        if quick is not None:
+            return quick
+        message = await in_daemon_thread(lambda: parse_message(text))
+        return await self.handle(message, arrived)
+
+    def _without_parsing(self, head: tuple[str, str | None] | None) -> str | None:
+        """The reply to a message that needs no parsing: INFO, or one for another match."""
+        if head is None:
+            return None
+        keyword, match_id = head
+        current = self.current
+        if keyword == "INFO":
+            return format_info_reply(self.name, busy=current is not None)
+        if keyword == "START" and current is not None:
+            return "busy"
+        if keyword in ("PLAY", "STOP", "ABORT") and (
+            current is None or current.match_id != match_id
+        ):
+            return "busy"
+        return None
+
+    async def handle(self, message: Message, arrived: float | None = None) -> str:
+        arrived = asyncio.get_running_loop().time() if arrived is None else arrived
         if isinstance(message, Info):
             return format_info_reply(self.name, busy=self.current is not None)
         if isinstance(message, Preview):
@@ -125,32 +216,59 @@ class PlayerService:
             return await self._abort(message)
         async with self._lock:
             if isinstance(message, Start):
-                return await self._start(message)
+                return await self._start(message, arrived)
             if isinstance(message, Play):
-                return await self._play(message)
+                return await self._play(message, arrived)
             return await self._stop(message)
 
     # ---- messages -------------------------------------------------------------------------
 
-    async def _start(self, msg: Start) -> str:
+    async def _start(self, msg: Start, arrived: float) -> str:
         if self.current is not None:
             return "busy"
+        if not (valid_clock(msg.start_clock) and valid_clock(msg.play_clock)):
+            log.warning("START %s refused: clocks %s, %s", msg.match_id, msg.start_clock,
+                        msg.play_clock)  # fmt: skip
+            return "busy"
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + msg.start_clock - safety_margin(msg.start_clock)
-        try:
-            game = await in_daemon_thread(lambda: self.loader(msg.rules))
-            game.role_index(msg.role)
-        except Exception as e:  # rules we cannot play: refuse the match, stay available
-            log.warning("START %s refused: %s", msg.match_id, e)
+        deadline = arrived + msg.start_clock - safety_margin(msg.start_clock)
+        game = await self._load(msg, deadline)
+        if game is None:
             return "busy"
         runner = AgentRunner(self.agent_factory(), random.Random(self.rng.random()))
         problem = await runner.start(game, msg.role, deadline - loop.time())
         if problem:
             log.warning("START %s: %s", msg.match_id, problem)
         await _warm_up(game, deadline - loop.time())
-        state = game.initial_state()
+        record = await in_daemon_thread(lambda: self._new_record(msg, game))
+        match = _Match(msg.match_id, msg.role, game, game.initial_state(), runner,
+                       msg.play_clock, record, heard=arrived + msg.start_clock)  # fmt: skip
+        self.current = match
+        self._record(self.recorder.match_started, record)
+        match.watcher = asyncio.create_task(self._end_when_silent(match))
+        return "ready"
+
+    async def _load(self, msg: Start, deadline: float) -> Game[Any] | None:
+        """The game of ``msg``'s rules by ``deadline``: the loader's, else the prover's; or None."""
+        loop = asyncio.get_running_loop()
+        for loader, reserve in ((self.loader, READY_RESERVE), (self.fallback_loader, 0.0)):
+            seconds = deadline - reserve - loop.time()
+            if seconds <= 0:
+                continue
+            try:
+                game = await asyncio.wait_for(in_daemon_thread(partial(loader, msg.rules)), seconds)
+                game.role_index(msg.role)
+                return game
+            except TimeoutError:
+                log.warning("START %s: rules not loaded in %.1f s", msg.match_id, seconds)
+            except Exception as e:  # rules we cannot play: refuse the match, stay available
+                log.warning("START %s refused: %s", msg.match_id, e)
+                return None
+        return None
+
+    def _new_record(self, msg: Start, game: Game[Any]) -> MatchRecord:
         record = MatchRecord(
-            match_id=msg.match_id,
+            match_id=f"{msg.match_id}.{self.name}.{secrets.token_hex(3)}",
             game_name=game.name if game.name not in ("", "<START>") else rules_name(msg.rules),
             rules=msg.rules,
             roles=list(game.roles),
@@ -160,10 +278,21 @@ class PlayerService:
             is_human=[False for _ in game.roles],
             source="player",
         )
-        record.add_state(facts_text(game.facts(state)))
-        self.current = _Match(msg.match_id, msg.role, game, state, runner, msg.play_clock, record)
-        self._record(self.recorder.match_started, record)
-        return "ready"
+        record.add_state(facts_text(game.facts(game.initial_state())))
+        return record
+
+    async def _end_when_silent(self, match: _Match) -> None:
+        """Abort ``match`` once the manager has said nothing about it for a few play clocks."""
+        loop = asyncio.get_running_loop()
+        limit = SILENT_PLAY_CLOCKS * match.play_clock
+        while self.current is match:
+            wait = match.heard + limit - loop.time()
+            if wait <= 0:
+                log.warning("match %s: no message for %.0f s; ended as aborted",
+                            match.match_id, limit)  # fmt: skip
+                await self._end(match, aborted=True)
+                return
+            await asyncio.sleep(wait)
 
     def _advance(self, match: _Match, moves: tuple[Any, ...]) -> bool:
         """Apply the manager's joint move; False (state kept) if it cannot be applied."""
@@ -180,18 +309,24 @@ class PlayerService:
         self._record(self.recorder.step_played, match.record)
         return True
 
-    async def _play(self, msg: Play) -> str:
+    async def _play(self, msg: Play, arrived: float) -> str:
         match = self.current
         if match is None or match.match_id != msg.match_id:
             return "busy"
+        match.heard = arrived
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + match.play_clock - safety_margin(match.play_clock)
-        if msg.moves is not None:
-            self._advance(match, msg.moves)
-        game, state = match.game, match.state
-        if game.is_terminal(state):
+        deadline = arrived + match.play_clock - safety_margin(match.play_clock)
+        moves = msg.moves
+        game = match.game
+        over = await in_daemon_thread(
+            lambda: (
+                moves is not None and self._advance(match, moves),
+                game.is_terminal(match.state),
+            )
+        )
+        if over[1]:
             return "noop"  # nothing is legal; the manager should have sent STOP
-        choice = await match.runner.select(game, state, match.role, deadline - loop.time())
+        choice = await match.runner.select(game, match.state, match.role, deadline - loop.time())
         if choice.problem:
             log.warning("match %s: %s; playing %s", match.match_id, choice.problem, choice.move)
         return str(choice.move)
@@ -200,27 +335,37 @@ class PlayerService:
         match = self.current
         if match is None or match.match_id != msg.match_id:
             return "busy"
-        if msg.moves is not None and not match.game.is_terminal(match.state):
-            self._advance(match, msg.moves)
-        if match.game.is_terminal(match.state):
-            goals = match.game.goals(match.state)
-            match.record.finish([goals[r] for r in match.game.roles])
-        else:
-            match.record.is_aborted = True
-        self.current = None
-        self._record(self.recorder.match_ended, match.record)
-        await match.runner.stop()
+        moves = msg.moves
+        game = match.game
+
+        def finish() -> bool:
+            if moves is not None and not game.is_terminal(match.state):
+                self._advance(match, moves)
+            if not game.is_terminal(match.state):
+                return False
+            goals = game.goals(match.state)
+            match.record.finish([goals[r] for r in game.roles])
+            return True
+
+        completed = await in_daemon_thread(finish)
+        await self._end(match, aborted=not completed)
         return "done"
 
     async def _abort(self, msg: Abort) -> str:
         match = self.current
         if match is None or match.match_id != msg.match_id:
             return "busy"
+        await self._end(match, aborted=True)
+        return "aborted"
+
+    async def _end(self, match: _Match, aborted: bool) -> None:
+        """Free the player of ``match`` and record how it ended."""
+        if self.current is not match:
+            return
         self.current = None
-        match.record.is_aborted = True
+        match.record.is_aborted = aborted
         self._record(self.recorder.match_ended, match.record)
         await match.runner.stop()
-        return "aborted"
 
     def _record(self, method: Callable[[MatchRecord], None], record: MatchRecord) -> None:
         """Report to the recorder; a failing store must never cost a move."""
@@ -281,20 +426,47 @@ def _message_of(request: Request) -> str:
     return ""
 
 
+async def _read_capped(request: Request) -> bytes | None:
+    """The POST body, or None once it is longer than its kind of message may be.
+
+    Only START may carry more than :data:`MAX_MESSAGE_BYTES` (its rules); the kind
+    is read from the first bytes, so an oversized message is refused while it
+    streams in, before it is parsed or even read whole.
+    """
+    chunks: list[bytes] = []
+    size = 0
+    limit = MAX_MESSAGE_BYTES
+    async for chunk in request.stream():
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_MESSAGE_BYTES and limit == MAX_MESSAGE_BYTES:
+            head = message_head(b"".join(chunks)[:1000].decode("utf-8", errors="replace"))
+            limit = MAX_START_BYTES if head is not None and head[0] == "START" else limit
+        if size > limit:
+            return None
+    return b"".join(chunks)
+
+
 def make_app(service: PlayerService) -> Starlette:
     """The ASGI app serving ``service``: every path, POST/GET/OPTIONS."""
 
     async def endpoint(request: Request) -> Response:
+        arrived = asyncio.get_running_loop().time()
         if request.method == "OPTIONS":
             return AclResponse("")
         if request.method == "POST":
-            text = (await request.body()).decode("utf-8", errors="replace")
+            body = await _read_capped(request)
+            if body is None:
+                return AclResponse("message too large", status_code=413)
+            text = body.decode("utf-8", errors="replace")
         else:
             text = _message_of(request)
+            if len(text) > MAX_MESSAGE_BYTES:
+                return AclResponse("message too large", status_code=413)
         if not text.strip():
             text = "(INFO)"  # a browser opening the player's page
         try:
-            reply = await service.handle_text(text)
+            reply = await service.handle_text(text, arrived)
         except ProtocolError as e:
             log.warning("%s", e)
             return AclResponse(str(e), status_code=400)

@@ -1,0 +1,159 @@
+"""The player server against hostile or broken managers: huge messages, bad clocks, rules
+that do not load in time, late messages, silence, reused match ids, slow games."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Hashable
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from ggpkit.games.api import Game
+from ggpkit.gdl.terms import Term
+from ggpkit.match import player_server
+from ggpkit.match.player_server import (
+    MAX_MESSAGE_BYTES,
+    PlayerService,
+    make_app,
+    message_head,
+)
+from match.support import TINY_GDL, FirstAgent, ListRecorder, TinyGame, stub_loader
+
+START = f"(START m1 white ({TINY_GDL}) 10 2)"
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def _service(**kwargs: Any) -> PlayerService:
+    kwargs.setdefault("loader", stub_loader)
+    return PlayerService(FirstAgent, **kwargs)
+
+
+def test_the_head_of_a_message_is_read_without_parsing_it() -> None:
+    assert message_head("( play  m7 ((move 1 2) noop))") == ("PLAY", "m7")
+    assert message_head("(info)") == ("INFO", None)
+    assert message_head("garbage") is None
+
+
+async def test_a_message_for_another_match_is_answered_without_parsing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    service = _service()
+    assert await service.handle_text(START) == "ready"
+    parsed: list[str] = []
+    real = player_server.parse_message
+    monkeypatch.setattr(player_server, "parse_message", lambda t: parsed.append(t) or real(t))
+    big = "(PLAY other (" + "(add 1) " * 6000 + "))"
+    assert await service.handle_text(big) == "busy"
+    assert await service.handle_text(f"(START m2 white ({TINY_GDL}) 10 2)") == "busy"
+    assert parsed == []
+
+
+def test_oversized_messages_are_refused_before_they_are_read_whole() -> None:
+    client = TestClient(make_app(_service()))
+    huge_info = "(INFO " + "x" * (10 * MAX_MESSAGE_BYTES) + ")"
+    assert client.post("/", content=huge_info).status_code == 413
+    huge_play = "(PLAY m1 (" + "(add 1) " * MAX_MESSAGE_BYTES + "))"
+    assert client.post("/", content=huge_play).status_code == 413
+    padding = " " * (3 * MAX_MESSAGE_BYTES)  # START may be larger than other messages
+    start = f"(START m1 white ({TINY_GDL}\n{padding}) 10 2)"
+    assert client.post("/", content=start).text == "ready"
+
+
+@pytest.mark.parametrize("clocks", ["nan 2", "inf 2", "-5 2", "0 2", "10 0", "10 nan"])
+async def test_clocks_a_player_cannot_keep_are_refused(clocks: str) -> None:
+    service = _service()
+    assert await service.handle_text(f"(START m1 white ({TINY_GDL}) {clocks})") == "busy"
+    assert service.current is None
+
+
+def _slow_loader(seconds: float) -> Any:
+    def load(rules: str) -> Game[Any]:
+        time.sleep(seconds)
+        return stub_loader(rules)
+
+    return load
+
+
+async def test_a_start_whose_rules_load_too_slowly_is_answered_within_its_clock() -> None:
+    service = _service(loader=_slow_loader(30), fallback_loader=stub_loader)
+    began = time.monotonic()
+    assert await service.handle_text(f"(START m1 white ({TINY_GDL}) 3 2)") == "ready"
+    assert time.monotonic() - began < 3
+    assert await service.handle_text("(PLAY m1 NIL)") in ("(add 1)", "(add 2)")
+
+
+async def test_a_start_nothing_can_load_in_time_is_refused_in_time() -> None:
+    service = _service(loader=_slow_loader(30), fallback_loader=_slow_loader(30))
+    began = time.monotonic()
+    assert await service.handle_text(f"(START m1 white ({TINY_GDL}) 3 2)") == "busy"
+    assert time.monotonic() - began < 3
+    assert service.current is None
+
+
+class _PatientAgent(FirstAgent):
+    """Uses all the time it is given."""
+
+    def select(self, game: Game[Any], state: Hashable, role: str, limit: Any) -> Term:
+        time.sleep(limit.time or 0)
+        return game.legal_moves(state, role)[0]
+
+
+async def test_a_play_clock_counts_from_the_messages_arrival() -> None:
+    service = PlayerService(_PatientAgent, loader=stub_loader)
+    assert await service.handle_text(f"(START m1 white ({TINY_GDL}) 10 4)") == "ready"
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    reply = await service.handle_text("(PLAY m1 NIL)", arrived=began - 3.0)  # waited 3 s in line
+    assert reply in ("(add 1)", "(add 2)")
+    assert loop.time() - began < 1.5  # not the 3.6 s a full clock would give
+
+
+async def test_a_match_the_manager_abandons_is_ended_after_three_silent_play_clocks() -> None:
+    recorder = ListRecorder()
+    service = _service(recorder=recorder)
+    assert await service.handle_text(f"(START m1 white ({TINY_GDL}) 1 1)") == "ready"
+    assert await service.handle_text("(PLAY m1 NIL)") in ("(add 1)", "(add 2)")
+    await asyncio.sleep(4.5)
+    assert service.current is None
+    assert recorder.events[-1][0] == "ended" and recorder.records[-1].is_aborted
+    assert await service.handle_text(f"(START m2 white ({TINY_GDL}) 10 2)") == "ready"
+
+
+async def test_a_reused_match_id_gets_a_record_of_its_own() -> None:
+    recorder = ListRecorder()
+    service = _service(recorder=recorder)
+    for _ in range(2):
+        assert await service.handle_text(START) == "ready"
+        assert await service.handle_text("(ABORT m1)") == "aborted"
+    first, second = (r.match_id for r in recorder.records)
+    assert first != second and first.startswith("m1") and second.startswith("m1")
+
+
+class _SlowRulesGame(TinyGame):
+    """A game whose rules take a second per question (a large game on the prover)."""
+
+    def _legal(self, state: tuple[int, int], role_index: int) -> list[Term]:
+        time.sleep(1.0)
+        return super()._legal(state, role_index)
+
+
+async def test_a_slow_game_never_blocks_the_event_loop() -> None:
+    service = _service(loader=lambda rules: _SlowRulesGame())
+    assert await service.handle_text(f"(START m1 white ({TINY_GDL}) 30 10)") == "ready"
+    playing = asyncio.create_task(service.handle_text("(PLAY m1 NIL)"))
+    await asyncio.sleep(0.2)
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    assert (await service.handle_text("(INFO)")).startswith("((name")
+    assert loop.time() - began < 0.5
+    assert not playing.done()
+    await playing
