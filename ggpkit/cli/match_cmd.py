@@ -22,8 +22,8 @@ from ggpkit.agents.specs import SpecError
 from ggpkit.cli.app import app
 from ggpkit.games.api import Game, GameError
 from ggpkit.games.registry import load, rules_path
-from ggpkit.match.clock import Clocks
-from ggpkit.match.players import Player, player_from_spec
+from ggpkit.match.clock import ClockError, Clocks, whole_seconds
+from ggpkit.match.players import RefereedPlayer, player_from_spec
 from ggpkit.match.protocol import strip_comments
 from ggpkit.match.recorder import MatchRecorder, NullRecorder
 from ggpkit.match.referee import Referee, StepEvent
@@ -74,6 +74,20 @@ def parse_roles(game: Game[Any], specs: list[str]) -> list[str]:
     return [given[r] for r in game.roles]
 
 
+def parse_clocks(startclock: float, playclock: float) -> Clocks:
+    """The match's clocks from the options: whole, positive seconds, or a one-line error.
+
+    They go on the wire in START, and ggp-base's players parse integers: a
+    ``--playclock 1.5`` would leave them silent for the whole match.
+    """
+    try:
+        start = whole_seconds(startclock, "--startclock")
+        play = whole_seconds(playclock, "--playclock")
+    except ClockError as e:
+        raise fail(str(e)) from None
+    return Clocks(start, play)
+
+
 class BoardDisplay:
     """Prints each step: the joint move, the errors, and the board."""
 
@@ -100,8 +114,10 @@ def match_command(
     role: Annotated[
         list[str], typer.Option("--role", help="ROLE=SPEC: agent spec, human, or player URL.")
     ],
-    startclock: Annotated[float, typer.Option(min=0.1, help="Start clock, seconds.")] = 10.0,
-    playclock: Annotated[float, typer.Option(min=0.1, help="Play clock, seconds.")] = 5.0,
+    startclock: Annotated[
+        float, typer.Option(help="Start clock, whole seconds (sent to players in START).")
+    ] = 10,
+    playclock: Annotated[float, typer.Option(help="Play clock, whole seconds.")] = 5,
     db: Annotated[Path | None, typer.Option(help="Match database (default: $GGPKIT_DB).")] = None,
     no_db: Annotated[bool, typer.Option("--no-db", help="Do not store the match.")] = False,
     seed: Annotated[int | None, typer.Option(help="Seed of agents and fallbacks.")] = None,
@@ -111,6 +127,7 @@ def match_command(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only print the result.")] = False,
 ) -> None:
     """Referee one match under the GGP protocol and print the result."""
+    clocks = parse_clocks(startclock, playclock)
     game = load(game_name)
     specs = parse_roles(game, role)
     rules = rules_text(game_name)
@@ -118,7 +135,7 @@ def match_command(
         raise fail(f"{game_name} has no GDL rules to send to remote players")
     try:
         scrambler = Scrambler(rules, seed) if scramble and rules else None
-        players: list[Player] = [player_from_spec(s, seed, scrambler) for s in specs]
+        players: list[RefereedPlayer] = [player_from_spec(s, seed, scrambler) for s in specs]
     except SpecError as e:
         raise fail(str(e)) from None
     store = open_store(db, no_db)
@@ -126,9 +143,7 @@ def match_command(
     console = Console(highlight=False)
     logging.getLogger("ggpkit.referee").setLevel(logging.ERROR)
     observer = None if quiet else BoardDisplay(game, console)
-    referee = Referee(
-        game, rules, players, Clocks(startclock, playclock), recorder, observer, seed=seed
-    )
+    referee = Referee(game, rules, players, clocks, recorder, observer, seed=seed)
     try:
         record = asyncio.run(referee.run())
     finally:

@@ -14,7 +14,8 @@ from rich.text import Text
 
 from ggpkit.cli.app import app
 from ggpkit.cli.match_cmd import fail, open_store
-from ggpkit.match.records import MatchRecord, RecordError
+from ggpkit.match.protocol import strip_comments
+from ggpkit.match.records import MatchRecord, MissingRulesError, RecordError
 from ggpkit.match.replay import Replay, ReplayError, open_replay
 from ggpkit.store.sqlite import MatchStore, StoreError
 
@@ -74,17 +75,58 @@ def matches_export(
         file.write_text(record.dumps() + "\n", encoding="utf-8")
 
 
+def _read_rules(path: Path | None) -> str | None:
+    """The GDL text of ``--rules``, comments stripped as in the records ggpkit writes."""
+    if path is None:
+        return None
+    try:
+        return strip_comments(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as e:
+        raise fail(f"--rules {path}: {e}") from None
+
+
+def _read_record(file: Path, rules_file: Path | None) -> MatchRecord:
+    """The record in ``file``, with the rules of ``rules_file`` when it embeds none."""
+    rules = _read_rules(rules_file)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise fail(f"{file}: {e}") from None
+    try:
+        record = MatchRecord.loads(text, rules)
+    except MissingRulesError as e:
+        raise fail(f"{file}: {e}; give the game's rules with --rules FILE") from None
+    except RecordError as e:
+        raise fail(f"{file}: {e}") from None
+    if rules_file is not None and record.rules != rules:
+        Console(stderr=True).print(
+            f"note: {file} embeds its own rules; --rules {rules_file} was not used",
+            markup=False,
+            highlight=False,
+        )
+    if rules_file is not None and not record.game_name:
+        record.game_name = rules_file.stem  # ggp-base records name the game only by URL
+    return record
+
+
 @matches_app.command("import")
 def matches_import(
-    file: Annotated[Path, typer.Argument(help="ggp.org match JSON file (with gameRulesheet).")],
+    file: Annotated[Path, typer.Argument(help="ggp.org match JSON file.")],
+    rules: Annotated[
+        Path | None,
+        typer.Option(
+            "--rules",
+            help="GDL rules (.kif) for a record without 'gameRulesheet' (ggp-base records).",
+        ),
+    ] = None,
     db: DbOption = None,
 ) -> None:
-    """Store a match read from ggp.org match JSON."""
+    """Store a match read from ggp.org match JSON (ggpkit's, or ggp-base's with --rules)."""
+    record = _read_record(file, rules)
     try:
-        record = MatchRecord.loads(file.read_text(encoding="utf-8"))
         with _store(db) as store:
             store.save(record)
-    except (RecordError, StoreError) as e:
+    except StoreError as e:
         raise fail(f"{file}: {e}") from None
     print(f"imported {record.match_id}")
 

@@ -2,7 +2,10 @@
 
 All three answer the same four calls (start, play, stop, abort) so the referee
 treats them alike; a player that fails raises :class:`PlayerFault` with the
-ggp.org error code and the referee substitutes a random legal move.
+ggp.org error code and the referee substitutes a random legal move. Around a
+refereed match they are also connected (before any clock runs: a remote player's
+HTTP client is made and its name asked with INFO) and closed
+(:class:`RefereedPlayer`).
 """
 
 from __future__ import annotations
@@ -19,7 +22,14 @@ from ggpkit.games.api import Game
 from ggpkit.gdl.terms import Term
 from ggpkit.match.agent_runner import AgentRunner, in_daemon_thread
 from ggpkit.match.clock import thinking_time
-from ggpkit.match.protocol import format_abort, format_play, format_start, format_stop
+from ggpkit.match.protocol import (
+    format_abort,
+    format_info,
+    format_play,
+    format_start,
+    format_stop,
+    parse_info_reply,
+)
 from ggpkit.match.remote import PlayerFault, RemotePlayer
 from ggpkit.match.scramble import Scrambler
 
@@ -59,6 +69,24 @@ class Player(Protocol):
 
     async def abort(self, match_id: str) -> None:
         """The match ends without a result."""
+
+
+class RefereedPlayer(Player, Protocol):
+    """A player for a whole refereed match: connected before the clocks start, closed after.
+
+    Kept apart from :class:`Player` because interfaces that only drive steps (the
+    web sessions) have nothing to connect.
+    """
+
+    async def connect(self) -> None:
+        """Get ready to talk, outside any clock; may update ``name`` (a remote player's INFO)."""
+
+    async def close(self) -> None:
+        """The match is over (or failed): release what :meth:`connect` took. Never raises."""
+
+
+INFO_CLOCK = 1.0
+"""Seconds a remote player has to answer INFO (plus the usual grace), as ggp-base allows."""
 
 
 class LocalPlayer:
@@ -102,6 +130,12 @@ class LocalPlayer:
     async def abort(self, match_id: str) -> None:
         await self.runner.stop(1.0)
 
+    async def connect(self) -> None:
+        pass
+
+    async def close(self) -> None:
+        pass
+
 
 class HttpPlayer:
     """A remote player spoken to over the GGP HTTP protocol.
@@ -117,7 +151,25 @@ class HttpPlayer:
     ) -> None:
         self.remote = RemotePlayer(url, name)
         self.name = name or url
+        """The name in records: the one the player gives in its INFO reply, once connected."""
         self.scrambler = scrambler
+
+    async def connect(self) -> None:
+        """Make the HTTP client for the match, then ask the player's name with INFO.
+
+        A player that does not answer INFO in time, or answers without a name, keeps
+        the name it was given (its URL by default): INFO is no part of the match.
+        """
+        await self.remote.open()
+        try:
+            reply = await self.remote.send(format_info(), INFO_CLOCK)
+        except PlayerFault as e:
+            log.info("%s did not answer INFO: %s", self.name, e)
+            return
+        self.name = parse_info_reply(reply) or self.name
+
+    async def close(self) -> None:
+        await self.remote.close()
 
     def _moves(self, moves: Sequence[Term] | None) -> Sequence[Term] | None:
         if moves is None or self.scrambler is None:
@@ -196,10 +248,16 @@ class HumanPlayer:
     async def abort(self, match_id: str) -> None:
         pass
 
+    async def connect(self) -> None:
+        pass
+
+    async def close(self) -> None:
+        pass
+
 
 def player_from_spec(
     spec: str, seed: int | None = None, scrambler: Scrambler | None = None
-) -> Player:
+) -> RefereedPlayer:
     """A player from a command-line spec: ``human``, an ``http(s)://`` URL, or an agent spec.
 
     Raises ``SpecError`` (from ``ggpkit.agents.specs``) for an unknown agent spec.

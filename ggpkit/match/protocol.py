@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from ggpkit.errors import GgpkitError
 from ggpkit.gdl.kif import GdlSyntaxError, parse_term
 from ggpkit.gdl.terms import Term
+from ggpkit.match.clock import whole_seconds
 
 
 class ProtocolError(GgpkitError, ValueError):
@@ -203,11 +204,16 @@ def parse_message(text: str) -> Message:
     raise ProtocolError(text, f"unknown message keyword {head.atom!r}")
 
 
+MAX_NAME = 80
+"""Characters kept of the name a player reports in its INFO reply."""
+
+
 # ---- printing (the manager side) -------------------------------------------------------
 
 
 def _clock_text(seconds: float) -> str:
-    return str(int(seconds)) if float(seconds).is_integer() else str(seconds)
+    """A clock as the integer ggp-base's players parse; ClockError for anything else."""
+    return str(whole_seconds(seconds))
 
 
 def _moves_text(moves: Sequence[Term | str] | None) -> str:
@@ -227,7 +233,11 @@ def format_preview(rules: str, clock: float) -> str:
 def format_start(
     match_id: str, role: str, rules: str, start_clock: float, play_clock: float
 ) -> str:
-    """The START message; ``rules`` is the GDL text of the sentences, without outer parens."""
+    """The START message; ``rules`` is the GDL text of the sentences, without outer parens.
+
+    The clocks are printed as integers (``10``, never ``10.0`` or ``1.5``): a
+    clock that is not whole seconds raises ClockError rather than go on the wire.
+    """
     return (
         f"(START {match_id} {role} ({rules}) {_clock_text(start_clock)} {_clock_text(play_clock)})"
     )
@@ -243,6 +253,27 @@ def format_stop(match_id: str, moves: Sequence[Term | str] | None) -> str:
 
 def format_abort(match_id: str) -> str:
     return f"(ABORT {match_id})"
+
+
+def parse_info_reply(text: str) -> str | None:
+    """The name in an INFO reply ``((name N) (status available))``; None if it gives none.
+
+    A bare ``available`` or ``busy`` (older players), garbage and an empty name all
+    give None: the caller keeps the name it had. Quotes around the name are dropped,
+    whitespace collapsed, and the name cut to :data:`MAX_NAME` characters (it goes
+    into records and tables, and the player chose it).
+    """
+    try:
+        root = read_sexpr(text)
+    except ProtocolError:
+        return None
+    for item in root.children or ():
+        parts = item.children
+        if not parts or len(parts) < 2 or (parts[0].atom or "").lower() != "name":
+            continue
+        name = " ".join(text[parts[1].start : parts[-1].end].strip("\"'").split())
+        return name[:MAX_NAME] or None
+    return None
 
 
 def format_info_reply(name: str, busy: bool) -> str:

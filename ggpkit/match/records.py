@@ -6,7 +6,10 @@ canonical fact texts, the joint moves, the errors per step and role (``""``,
 the ggp.org ones (``matchId``, ``states``, ``moves``...) so records can be read by
 the tools of the GGP community; ggp-base records name the game only by a URL
 whose server is gone, so ggpkit also embeds the rules as ``gameRulesheet`` and
-the role names as ``gameRoleNames``, which makes a record self-contained.
+the role names as ``gameRoleNames``, which makes a record self-contained. A
+ggp-base record can still be read when its rules are given separately.
+
+``previewClock`` is ``-1`` when the match had no preview, as ggp-base writes it.
 """
 
 from __future__ import annotations
@@ -22,6 +25,14 @@ from ggpkit.errors import GgpkitError
 
 class RecordError(GgpkitError, ValueError):
     """A match JSON document that cannot be read as a match record; says which key."""
+
+
+class MissingRulesError(RecordError):
+    """A record without ``gameRulesheet`` (every ggp-base record) and no rules given for it."""
+
+
+NO_PREVIEW = -1.0
+"""The preview clock of a match without a preview, as ggp-base records it."""
 
 
 def now_ms() -> int:
@@ -45,7 +56,7 @@ class MatchRecord:
     roles: list[str]
     start_clock: float
     play_clock: float
-    preview_clock: float = 0.0
+    preview_clock: float = NO_PREVIEW
     random_token: str = field(default_factory=lambda: secrets.token_hex(8))
     start_time: int = field(default_factory=now_ms)
     game_meta_url: str = ""
@@ -117,13 +128,20 @@ class MatchRecord:
         return json.dumps(self.to_json(), indent=1)
 
     @classmethod
-    def from_json(cls, doc: Any) -> MatchRecord:
-        """Read a ggp.org match JSON object; raise RecordError naming the bad key."""
+    def from_json(cls, doc: Any, rules: str | None = None) -> MatchRecord:
+        """Read a ggp.org match JSON object; raise RecordError naming the bad key.
+
+        ``rules`` is the GDL text for a record that embeds none (ggp-base records
+        name their game only by a URL whose server is gone); a record's own
+        ``gameRulesheet`` wins. Without either, MissingRulesError: ggpkit could
+        neither replay nor show the match.
+        """
         if not isinstance(doc, dict):
             raise RecordError("a match record must be a JSON object")
-        rules = _get(doc, "gameRulesheet", str, None)
+        embedded = _get(doc, "gameRulesheet", str, None)
+        rules = rules if embedded is None else embedded
         if rules is None:
-            raise RecordError(
+            raise MissingRulesError(
                 "the record has no embedded rules ('gameRulesheet'); ggpkit cannot replay it"
             )
         states = _get(doc, "states", list, [])
@@ -135,6 +153,7 @@ class MatchRecord:
         errors = _get(doc, "errors", list, [])
         roles = _get(doc, "gameRoleNames", list, [])
         goals = _get(doc, "goalValues", list, None)
+        preview = _get(doc, "previewClock", (int, float), None)
         return cls(
             match_id=_get(doc, "matchId", str, None) or _missing("matchId"),
             game_name=_get(doc, "gameName", str, "") or "",
@@ -142,7 +161,7 @@ class MatchRecord:
             roles=[str(r) for r in roles],
             start_clock=float(_get(doc, "startClock", (int, float), 0)),
             play_clock=float(_get(doc, "playClock", (int, float), 0)),
-            preview_clock=float(_get(doc, "previewClock", (int, float), 0) or 0),
+            preview_clock=NO_PREVIEW if preview is None else float(preview),
             random_token=str(_get(doc, "randomToken", str, "")),
             start_time=int(_get(doc, "startTime", int, 0)),
             game_meta_url=str(_get(doc, "gameMetaURL", str, "")),
@@ -159,12 +178,13 @@ class MatchRecord:
         )
 
     @classmethod
-    def loads(cls, text: str) -> MatchRecord:
+    def loads(cls, text: str, rules: str | None = None) -> MatchRecord:
+        """Read match JSON text; ``rules`` as in :meth:`from_json`."""
         try:
             doc = json.loads(text)
         except json.JSONDecodeError as e:
             raise RecordError(f"not JSON: {e}") from None
-        return cls.from_json(doc)
+        return cls.from_json(doc, rules)
 
 
 def _clock_json(seconds: float) -> int | float:

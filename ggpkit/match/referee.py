@@ -1,11 +1,15 @@
 """The referee (game manager): runs one match between players under the GGP protocol.
 
+Before any clock runs every player is connected (a remote player's HTTP client
+is made and its name asked with INFO; the record keeps the names they report).
 START goes to all players in parallel, then the match driver
 (:mod:`ggpkit.match.driver`) plays every step: PLAY goes to all players in
 parallel; a reply that is late (``TO``), unreadable or illegal (``IL <reply>``) or
 lost to a connection failure (``CE``) is replaced by a random legal move and the
-error recorded for that role and step. At a terminal state STOP goes to all and
-the goals are recorded. Progress goes to a :class:`MatchRecorder` step by step
+error recorded for that role and step. A failed START is recorded too, as the
+role's error of the first step (ggp.org records have no other place for it). At a
+terminal state STOP goes to all and the goals are recorded; the players are
+closed whatever happened. Progress goes to a :class:`MatchRecorder` step by step
 and to an optional observer (the CLI's board display). Whatever a player does,
 the referee finishes the match.
 """
@@ -23,10 +27,10 @@ from ggpkit.agents.human import QuitGame
 from ggpkit.games.api import Game, GameError
 from ggpkit.gdl.terms import Term
 from ggpkit.match.clock import Clocks
-from ggpkit.match.driver import MatchDriver
-from ggpkit.match.players import Player
+from ggpkit.match.driver import MatchDriver, fault_code
+from ggpkit.match.players import RefereedPlayer
 from ggpkit.match.recorder import MatchRecorder, NullRecorder
-from ggpkit.match.records import MatchRecord, new_match_id
+from ggpkit.match.records import NO_PREVIEW, MatchRecord, new_match_id
 
 log = logging.getLogger("ggpkit.referee")
 
@@ -52,7 +56,7 @@ class Referee:
         self,
         game: Game[Any],
         rules: str,
-        players: Sequence[Player],
+        players: Sequence[RefereedPlayer],
         clocks: Clocks,
         recorder: MatchRecorder | None = None,
         observer: Observer | None = None,
@@ -79,7 +83,7 @@ class Referee:
             roles=list(game.roles),
             start_clock=clocks.start,
             play_clock=clocks.play,
-            preview_clock=clocks.preview,
+            preview_clock=NO_PREVIEW if clocks.preview is None else clocks.preview,
             player_names=[p.name for p in players],
             is_human=[p.is_human for p in players],
             source=source,
@@ -87,14 +91,24 @@ class Referee:
 
     async def run(self) -> MatchRecord:
         """Play the match to its end; the finished record (aborted if interrupted)."""
+        try:
+            await self._connect_all()
+            return await self._play()
+        finally:
+            await asyncio.shield(self._close_all())
+
+    async def _play(self) -> MatchRecord:
         game, record = self.game, self.record
         driver = MatchDriver(game, record, self.recorder, self.rng)
         driver.begin()
         self._observe(StepEvent(0, driver.state, (), (), record))
         try:
-            await self._start_all()
+            start_errors = await self._start_all()
             while not driver.finished:
-                step = await driver.step(self.players, self.clocks.play)
+                joint, errors = await driver.ask(self.players, self.clocks.play, record.match_id)
+                if record.steps == 0:
+                    errors = with_start_errors(errors, start_errors)
+                step = driver.commit(joint, errors)
                 self._observe(
                     StepEvent(
                         record.steps, step.state, tuple(map(str, step.joint)), step.errors, record
@@ -109,7 +123,22 @@ class Referee:
 
     # ---- the protocol, to all players in parallel ----------------------------------------------
 
-    async def _start_all(self) -> None:
+    async def _connect_all(self) -> None:
+        """Connect every player before any clock runs; the record takes the names they give."""
+        await asyncio.gather(*(p.connect() for p in self.players))
+        self.record.player_names = [p.name for p in self.players]
+
+    async def _close_all(self) -> None:
+        results = await asyncio.gather(*(p.close() for p in self.players), return_exceptions=True)
+        for player, result in zip(self.players, results, strict=True):
+            if isinstance(result, Exception):
+                log.warning("closing %s failed: %s", player.name, result)
+
+    async def _start_all(self) -> list[str]:
+        """Send START to all; each role's error code (``""`` when the player got ready).
+
+        The match goes on either way; see :func:`with_start_errors` for the record.
+        """
         calls = [
             p.start(
                 self.record.match_id,
@@ -122,10 +151,15 @@ class Referee:
             for p, role in zip(self.players, self.game.roles, strict=True)
         ]
         results = await asyncio.gather(*calls, return_exceptions=True)
+        codes: list[str] = []
         for role, result in zip(self.game.roles, results, strict=True):
             if isinstance(result, BaseException):
                 _reraise_interrupts(result)
                 log.warning("START of %s failed: %s", role, result)
+                codes.append(fault_code(result))
+            else:
+                codes.append("")
+        return codes
 
     async def _stop_all(self, last: Sequence[Term] | None) -> None:
         calls = [p.stop(self.record.match_id, last, self.clocks.play) for p in self.players]
@@ -149,6 +183,16 @@ class Referee:
                 self.observer(event)
             except Exception as e:  # a display bug must not end the match
                 log.error("observer failed: %s", e)
+
+
+def with_start_errors(step_errors: Sequence[str], start_errors: Sequence[str]) -> list[str]:
+    """The first step's error codes, each role's failed START filling an empty one.
+
+    ggp.org records keep errors per step and role only, so the first step is where a
+    START failure goes; a step's own error wins, as it explains the move played. (A
+    match over before its first step keeps a START failure only in the log.)
+    """
+    return [own or start for own, start in zip(step_errors, start_errors, strict=True)]
 
 
 def _reraise_interrupts(result: BaseException) -> None:

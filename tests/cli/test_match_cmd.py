@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from match.support import TINY_GDL, FirstAgent, ServerThread, free_port
+from match.support import GGP_BASE_RECORD, TINY_GDL, FirstAgent, ServerThread, free_port
 from typer.testing import CliRunner
 
 from ggpkit.cli import _load_commands, app
@@ -87,6 +87,7 @@ def test_match_with_a_remote_gdl_player(tiny_kif: Path, tmp_path: Path) -> None:
         record = store.load(only_match_id(db))
     assert record.is_completed and all(e == ["", ""] for e in record.errors)
     assert record.moves[0][0] == "(add 1)"  # FirstAgent's choice, over HTTP
+    assert record.player_names == ["remote", "random"]  # the name its INFO reply gives
 
 
 @pytest.mark.parametrize(
@@ -104,6 +105,44 @@ def test_match_user_errors_are_one_line(
     result = runner.invoke(app, ["match", str(tiny_kif), *extra, "--db", str(tmp_path / "m.db")])
     assert result.exit_code == 2
     assert message in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("option", ["--playclock", "--startclock"])
+@pytest.mark.parametrize("value", ["1.5", "0", "-5", "nan", "inf"])
+def test_clocks_must_be_whole_positive_seconds(
+    tiny_kif: Path, tmp_path: Path, option: str, value: str
+) -> None:
+    """START carries the clocks and ggp-base's players parse integers: 1.5 is never answered."""
+    args = ["match", str(tiny_kif), "--role", "white=random", "--role", "black=random"]
+    result = runner.invoke(app, [*args, f"{option}={value}", "--db", str(tmp_path / "m.db")])
+    assert result.exit_code == 2, result.output
+    said = " ".join(result.output.split())  # rich wraps long lines
+    assert f"{option} must be a whole number of seconds, at least 1 (got {value})" in said
+    assert "Traceback" not in result.output and not (tmp_path / "m.db").exists()
+
+
+def test_import_a_ggp_base_record_with_rules_given(tiny_kif: Path, tmp_path: Path) -> None:
+    """ggp-base records embed no rules ('gameRulesheet'): --rules gives them."""
+    bare = {k: v for k, v in GGP_BASE_RECORD.items() if k != "gameRulesheet"}
+    path = tmp_path / "base.json"
+    path.write_text(json.dumps(bare), encoding="utf-8")
+    db = tmp_path / "m.sqlite3"
+    refused = runner.invoke(app, ["matches", "import", str(path), "--db", str(db)])
+    assert refused.exit_code == 2 and "Traceback" not in refused.output
+    said = " ".join(refused.output.split())
+    assert "'gameRulesheet'" in said and "--rules FILE" in said
+    imported = runner.invoke(
+        app, ["matches", "import", str(path), "--rules", str(tiny_kif), "--db", str(db)]
+    )
+    assert imported.exit_code == 0, imported.output
+    assert "imported Base.tiny.1" in imported.output
+    with MatchStore(db) as store:
+        record = store.load("Base.tiny.1")
+    assert record.game_name == "tiny" and "(role white)" in record.rules
+    assert ";" not in record.rules  # comments stripped, as in the records ggpkit writes
+    shown = runner.invoke(app, ["replay", "Base.tiny.1", "--all", "--db", str(db)])
+    assert shown.exit_code == 0, shown.output
+    assert "step 2/2" in shown.output and "goals: white=0, black=100" in shown.output
 
 
 def test_unknown_match_id_is_one_line(tmp_path: Path) -> None:

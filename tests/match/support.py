@@ -1,13 +1,16 @@
 """Shared pieces of the match tests: a tiny game (GDL text and a native twin), scrambling,
-simple agents, and player servers on free loopback ports."""
+simple agents, player servers on free loopback ports, raw HTTP players that misbehave on
+purpose, and a ggp-base style match record."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import re
 import socket
 import threading
 import time
-from collections.abc import Hashable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Sequence
 from typing import Any
 
 import uvicorn
@@ -205,3 +208,107 @@ class ListRecorder:
 
     def match_ended(self, record: MatchRecord) -> None:
         self.events.append(("ended", record.steps))
+
+
+# ---- raw HTTP players, in the test's event loop ---------------------------------------------
+
+
+async def read_request(reader: asyncio.StreamReader) -> str:
+    """The body of one HTTP request (the GGP message), by its Content-Length."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = 0
+    for line in head.decode("latin-1").split("\r\n"):
+        if line.lower().startswith("content-length:"):
+            length = int(line.split(":", 1)[1])
+    return (await reader.readexactly(length)).decode()
+
+
+def http_reply(body: str | bytes, status: str = "200 OK") -> bytes:
+    """A whole HTTP/1.0 response with Content-Length."""
+    data = body.encode() if isinstance(body, str) else body
+    head = f"HTTP/1.0 {status}\r\nContent-Type: text/acl\r\nContent-Length: {len(data)}\r\n\r\n"
+    return head.encode() + data
+
+
+def keyword(message: str) -> str:
+    """A message's keyword, upper-case: ``INFO``, ``START``, ``PLAY``..."""
+    found = re.match(r"\s*\(\s*([^\s()]+)", message)
+    return found.group(1).upper() if found else ""
+
+
+def good_reply(message: str) -> str:
+    """What a well-behaved player of the tiny game answers (``(add 1)`` is legal whenever
+    the role has a choice)."""
+    return {
+        "INFO": "((name raw) (status available))",
+        "START": "ready",
+        "PLAY": "(add 1)",
+        "STOP": "done",
+        "ABORT": "aborted",
+    }.get(keyword(message), "busy")
+
+
+RawHandler = Callable[[str, asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+
+
+@contextlib.asynccontextmanager
+async def raw_player(handler: RawHandler) -> AsyncIterator[str]:
+    """A player speaking raw HTTP on a free loopback port; its URL.
+
+    ``handler`` gets each message and the connection, and writes whatever it likes
+    (or nothing); the connection is closed after it returns.
+    """
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            await handler(await read_request(reader), reader, writer)
+            await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        server.close()
+
+
+async def until_closed(reader: asyncio.StreamReader, seconds: float = 30.0) -> None:
+    """Wait for the referee to close the connection (a hanging player), at most ``seconds``."""
+    with contextlib.suppress(TimeoutError, ConnectionError):
+        async with asyncio.timeout(seconds):
+            while await reader.read(65536):
+                pass
+
+
+# ---- a ggp-base record ------------------------------------------------------------------------
+
+# The shape of a ggp-base record (Tiltyard style); ggp-base writes no rules, ggpkit adds
+# them as gameRulesheet.
+GGP_BASE_RECORD: dict[str, Any] = {
+    "matchId": "Base.tiny.1",
+    "randomToken": "abc",
+    "startTime": 1400000000000,
+    "gameMetaURL": "http://games.ggp.org/base/games/tiny/v0/",
+    "isCompleted": True,
+    "isAborted": False,
+    "states": [
+        "( ( count 0 ) ( control white ) )",
+        "( ( count 2 ) ( control black ) )",
+        "( ( count 4 ) ( control white ) )",
+    ],
+    "moves": [["( add 2 )", "noop"], ["noop", "( add 2 )"]],
+    "stateTimes": [1400000000000, 1400000001000, 1400000002000],
+    "errors": [["", ""], ["", "TO"]],
+    "goalValues": [0, 100],
+    "previewClock": -1,
+    "startClock": 30,
+    "playClock": 15,
+    "playerNamesFromHost": ["a", "b"],
+    "isPlayerHuman": [False, False],
+    "scrambled": False,
+    "gameRulesheet": TINY_GDL,
+}

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from ggpkit.gdl.kif import KEYWORDS
 from ggpkit.gdl.terms import Const, Func, Term
+from ggpkit.match.clock import ClockError
 from ggpkit.match.protocol import (
     Abort,
     Info,
@@ -19,6 +20,7 @@ from ggpkit.match.protocol import (
     format_play,
     format_start,
     format_stop,
+    parse_info_reply,
     parse_message,
     strip_comments,
 )
@@ -82,7 +84,7 @@ def test_printed_play_and_stop_read_back(match_id: str, moves: list[Term]) -> No
     assert parse_message(format_play(match_id, None)) == Play(match_id, None)
 
 
-@given(_names, _names, st.sampled_from([1, 2.5, 60]), st.sampled_from([1, 0.5, 15]))
+@given(_names, _names, st.sampled_from([1, 2.0, 60]), st.sampled_from([1, 5.0, 15]))
 def test_printed_start_reads_back(match_id: str, role: str, start: float, play: float) -> None:
     rules = "(role a)\n(<= (legal a (go ?x)) (true (at ?x)))"
     assert parse_message(format_start(match_id, role, rules, start, play)) == Start(
@@ -94,3 +96,28 @@ def test_comments_are_stripped_before_rules_are_inlined() -> None:
     assert strip_comments("; header\n(role a) ; the only role\n\n(init (x))") == (
         "(role a)\n\n(init (x))"
     )
+
+
+def test_start_clocks_go_on_the_wire_as_integers() -> None:
+    """ggp-base's players parse integer clocks and never answer a START with ``1.5``."""
+    assert format_start("m", "r", "(role r)", 10.0, 5.0) == "(START m r ((role r)) 10 5)"
+    for bad in (1.5, 0, -5, float("nan"), float("inf")):
+        with pytest.raises(ClockError, match="whole number of seconds"):
+            format_start("m", "r", "(role r)", 10, bad)
+
+
+@pytest.mark.parametrize(
+    ("reply", "name"),
+    [
+        ("((name tester) (status available))", "tester"),
+        ("( ( NAME Alpha-7 ) ( STATUS busy ) )", "Alpha-7"),
+        ('((status available) (name "My Player"))', "My Player"),
+        ("((name " + "x" * 500 + ") (status available))", "x" * 80),
+        ("available", None),
+        ("((status available))", None),
+        ("%%% (((", None),
+        ("", None),
+    ],
+)
+def test_info_reply_gives_the_player_name(reply: str, name: str | None) -> None:
+    assert parse_info_reply(reply) == name

@@ -9,35 +9,12 @@ import pytest
 from ggpkit.agents.base import Limit
 from ggpkit.games.registry import load
 from ggpkit.match.arena import play_match
-from ggpkit.match.records import MatchRecord, RecordError
+from ggpkit.match.clock import Clocks
+from ggpkit.match.players import LocalPlayer
+from ggpkit.match.records import MatchRecord, MissingRulesError, RecordError
+from ggpkit.match.referee import Referee
 from ggpkit.match.replay import ReplayError, open_replay, record_from_arena, replay
-from match.support import TINY_GDL, TinyGame
-
-# The shape of a ggp-base record (Tiltyard style), plus ggpkit's embedded rules.
-GGP_BASE_RECORD = {
-    "matchId": "Base.tiny.1",
-    "randomToken": "abc",
-    "startTime": 1400000000000,
-    "gameMetaURL": "http://games.ggp.org/base/games/tiny/v0/",
-    "isCompleted": True,
-    "isAborted": False,
-    "states": [
-        "( ( count 0 ) ( control white ) )",
-        "( ( count 2 ) ( control black ) )",
-        "( ( count 4 ) ( control white ) )",
-    ],
-    "moves": [["( add 2 )", "noop"], ["noop", "( add 2 )"]],
-    "stateTimes": [1400000000000, 1400000001000, 1400000002000],
-    "errors": [["", ""], ["", "TO"]],
-    "goalValues": [0, 100],
-    "previewClock": -1,
-    "startClock": 30,
-    "playClock": 15,
-    "playerNamesFromHost": ["a", "b"],
-    "isPlayerHuman": [False, False],
-    "scrambled": False,
-    "gameRulesheet": TINY_GDL,
-}
+from match.support import GGP_BASE_RECORD, TINY_GDL, FirstAgent, TinyGame
 
 
 def test_ggp_base_record_reads_and_keeps_every_key() -> None:
@@ -98,3 +75,27 @@ def test_arena_matches_become_replayable_records() -> None:
     assert "(role white)" in record.rules
     rep = open_replay(MatchRecord.loads(record.dumps()))
     assert rep.states[-1] == arena.states[-1]
+
+
+def test_no_preview_clock_is_written_as_minus_one_as_ggp_base_does() -> None:
+    players = [LocalPlayer(FirstAgent()), LocalPlayer(FirstAgent())]
+    refereed = Referee(TinyGame(), TINY_GDL, players, Clocks(5, 2)).record
+    assert refereed.to_json()["previewClock"] == -1
+    assert MatchRecord("m", "tiny", "", [], 0.0, 1.0).to_json()["previewClock"] == -1
+    with_preview = Referee(TinyGame(), TINY_GDL, players, Clocks(5, 2, preview=3)).record
+    assert with_preview.to_json()["previewClock"] == 3
+    # -1 reads back as "no preview"; a record without the key has none either.
+    assert MatchRecord.loads(refereed.dumps()).to_json()["previewClock"] == -1
+    without = {k: v for k, v in GGP_BASE_RECORD.items() if k != "previewClock"}
+    assert MatchRecord.from_json(without).to_json()["previewClock"] == -1
+
+
+def test_rules_given_for_a_record_without_them() -> None:
+    """ggp-base records carry no rules: they can be given; a record's own rules win."""
+    bare = {k: v for k, v in GGP_BASE_RECORD.items() if k != "gameRulesheet"}
+    with pytest.raises(MissingRulesError, match="gameRulesheet"):
+        MatchRecord.from_json(bare)
+    record = MatchRecord.from_json(bare, rules=TINY_GDL)
+    assert record.rules == TINY_GDL
+    assert open_replay(record).game.is_terminal(open_replay(record).states[-1])
+    assert MatchRecord.from_json(GGP_BASE_RECORD, rules="(role other)").rules == TINY_GDL
