@@ -20,6 +20,7 @@ import secrets
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
+from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from ggpkit.agents.specs import make_agent
 from ggpkit.games.api import Game, GameError
 from ggpkit.games.capabilities import Solver
 from ggpkit.games.registry import UnknownGameError, games, load, rules_path
+from ggpkit.games.warmup import warm_up
 from ggpkit.gdl.kif import GdlSyntaxError, parse_terms
 from ggpkit.gdl.terms import split_facts_text
 from ggpkit.match.records import MatchRecord, RecordError
@@ -259,8 +261,8 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         holder["st"] = AppState(Path(db_path), gdir)
-        for name in games():  # load (and compile) the native games before serving
-            load(name)
+        for name in games():  # load and compile the games before the first request needs them
+            await run_in_threadpool(warm_up, load(name))
         await run_in_threadpool(_restore_sessions, holder["st"])
         yield
         holder["st"].store.close()
@@ -327,11 +329,13 @@ def create_app(
     @app.post("/api/sessions", status_code=201)
     async def new_session(req: NewSession) -> dict[str, Any]:
         """Start a game with the given seats (role -> ``human`` or an agent spec)."""
-        game, rules = await run_in_threadpool(_game_and_rules, st(), req)
-        session = await run_in_threadpool(
-            st().sessions.create, game, rules, req.seats, req.agent_time
-        )
-        return {**await _view(session), "token": st().token(session.id)}
+
+        def start() -> dict[str, Any]:
+            game, rules = _game_and_rules(st(), req)
+            session = st().sessions.create(game, rules, req.seats, req.agent_time)
+            return {**session_view(st(), session), "token": st().token(session.id)}
+
+        return await run_in_threadpool(start)
 
     @app.get("/api/sessions/{session_id}")
     def get_session(session_id: str) -> dict[str, Any]:
@@ -341,35 +345,36 @@ def create_app(
     async def post_move(session_id: str, req: MoveRequest, request: Request) -> dict[str, Any]:
         """A person's move; 400 with the reason when illegal, 409 when the view was stale."""
         session = st().authorised(session_id, request)
-        await run_in_threadpool(st().sessions.move, session, req.role, req.move, req.version)
-        return await _view(session)
+        move = partial(st().sessions.move, role=req.role, move=req.move, version=req.version)
+        return await _act(session, move)
 
     @app.post("/api/sessions/{session_id}/agent")
     async def agent_move(session_id: str, request: Request) -> dict[str, Any]:
         """Let the agent(s) to move play one step (no-op when a person must move)."""
-        return await _act(session_id, request, st().sessions.agent_step)
+        return await _act(st().authorised(session_id, request), st().sessions.agent_step)
 
     @app.post("/api/sessions/{session_id}/undo")
     async def undo(session_id: str, request: Request) -> dict[str, Any]:
         """Take back moves to the last turn of a person."""
-        return await _act(session_id, request, st().sessions.undo)
+        return await _act(st().authorised(session_id, request), st().sessions.undo)
 
     @app.post("/api/sessions/{session_id}/redo")
     async def redo(session_id: str, request: Request) -> dict[str, Any]:
         """Replay the joint move that the last undo took back."""
-        return await _act(session_id, request, st().sessions.redo)
+        return await _act(st().authorised(session_id, request), st().sessions.redo)
 
-    async def _act(
-        session_id: str, request: Request, action: Callable[[Session], object]
-    ) -> dict[str, Any]:
-        """Run a session action in a worker thread (agents think there); return the new view."""
-        session = st().authorised(session_id, request)
-        await run_in_threadpool(action, session)
-        return await _view(session)
+    async def _act(session: Session, action: Callable[[Session], object]) -> dict[str, Any]:
+        """Run a session action and build the new view, both in one worker thread.
 
-    async def _view(session: Session) -> dict[str, Any]:
-        """The session's view, computed off the event loop (GDL games can be slow to ask)."""
-        return await run_in_threadpool(session_view, st(), session)
+        Off the event loop (agents think there; GDL games can be slow to ask), in one
+        hop because each hop between the loop and a thread costs a GIL hand-over.
+        """
+
+        def act() -> dict[str, Any]:
+            action(session)
+            return session_view(st(), session)
+
+        return await run_in_threadpool(act)
 
     @app.get("/api/sessions/{session_id}/hint")
     async def hint(session_id: str) -> dict[str, Any]:
