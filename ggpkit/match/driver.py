@@ -134,7 +134,8 @@ class MatchDriver:
     ) -> tuple[list[Term], list[str]]:
         """Every role's move for this step (faulty answers replaced) and its error code."""
         game, state = self.game, self.state
-        legal = [game.legal_moves(state, r) for r in game.roles]
+        # Off the event loop: on a large game the rules alone can take a while.
+        legal = await asyncio.to_thread(lambda: [game.legal_moves(state, r) for r in game.roles])
         calls = [
             p.play(match_id, self.last, state, clock)
             if len(moves) > 1

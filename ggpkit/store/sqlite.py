@@ -7,8 +7,9 @@ at the end, each in its own transaction. The database runs in WAL mode with
 step in flight and never corrupts the file; an operating-system crash or power cut
 can lose the last steps written, never the file. (``FULL`` would also survive a
 power cut, at an fsync per step: 3.6 ms here, under the store's one lock, which
-capped the web app at a few hundred steps per second for all its users.) The schema carries a version and is upgraded by
-numbered migrations when an older file is opened.
+capped the web app at a few hundred steps per second for all its users.) The
+schema carries a version and is upgraded by numbered migrations when an older file
+is opened.
 """
 
 from __future__ import annotations

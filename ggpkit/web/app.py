@@ -351,7 +351,9 @@ def create_app(
     @app.post("/api/sessions/{session_id}/agent")
     async def agent_move(session_id: str, request: Request) -> dict[str, Any]:
         """Let the agent(s) to move play one step (no-op when a person must move)."""
-        return await _act(st().authorised(session_id, request), st().sessions.agent_step)
+        session = st().authorised(session_id, request)
+        await st().sessions.agent_step(session)  # agents think without holding a worker thread
+        return await run_in_threadpool(session_view, st(), session)
 
     @app.post("/api/sessions/{session_id}/undo")
     async def undo(session_id: str, request: Request) -> dict[str, Any]:

@@ -207,23 +207,47 @@ class SessionManager:
             self._record(session, driver, joint, ["" for _ in joint])
             session.redo.clear()
 
-    def agent_step(self, session: Session) -> bool:
+    async def agent_step(self, session: Session) -> bool:
         """Let the agents whose turn it is move once; False when a human must move or it ended.
 
         The step is played by the match driver under the session's clock, as in any
         match: a late, failed or illegal agent move is replaced and its code recorded.
+        The agents think while this coroutine awaits them, holding no worker thread
+        and no lock; the step is committed only if the session has not changed in the
+        meantime (a person's undo, another agent step), else it is dropped.
         """
+        prepared = await asyncio.to_thread(self._agent_turn, session)
+        if prepared is None:
+            return False
+        driver, players, version = prepared
+        joint, errors = await driver.ask(players, session.agent_time, session.id)
+        return await asyncio.to_thread(self._commit_if_current, session, driver, joint, errors,
+                                       version)  # fmt: skip
+
+    def _agent_turn(self, session: Session) -> tuple[MatchDriver, list[Player], int] | None:
+        """The driver and players of the agents' step now, and the version it starts from."""
         with session.lock:
             if session.finished:
-                return False
+                return None
             movers = session.whose_turn()
             if not movers or any(session.seats[r] == HUMAN for r in movers):
-                return False
-            players = [
+                return None
+            players: list[Player] = [
                 session.players.get(role) or _PersonInBrowser() for role in session.game.roles
             ]
-            driver = session.driver(self._store)
-            joint, errors = asyncio.run(driver.ask(players, session.agent_time, session.id))
+            return session.driver(self._store), players, session.version
+
+    def _commit_if_current(
+        self,
+        session: Session,
+        driver: MatchDriver,
+        joint: Sequence[Term],
+        errors: list[str],
+        version: int,
+    ) -> bool:
+        with session.lock:
+            if session.version != version:
+                return False
             self._record(session, driver, joint, errors)
             session.redo.clear()
             return True

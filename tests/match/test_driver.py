@@ -163,7 +163,7 @@ def _codes_everywhere(agent: type[Agent], spec: str) -> dict[str, set[str]]:
     out["arena"] = {e[0] for i, e in enumerate(match.errors) if i % 2 == 0}
     manager = SessionManager(_NullStore(), lambda s, seed: agent())
     session = manager.create(game, "", {"white": spec, "black": "human"})
-    manager.agent_step(session)
+    asyncio.run(manager.agent_step(session))
     out["web"] = {session.record.errors[0][0]}
     text = io.StringIO()
     console = Console(file=text, width=120, color_system=None)
