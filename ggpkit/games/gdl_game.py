@@ -57,10 +57,15 @@ class GdlGame(Game[Hashable]):
 
     ``info`` is found by a short probe, so its dynamics and utility are evidence,
     not proof: turn-taking when at most one role had a choice in every state of up
-    to 20 random playouts (200 moves each, about a second at most), constant- or
-    zero-sum only when at least 4 terminal states were reached and all had one goal
-    sum. The goal range comes from the goal rules. It is computed once, on first
-    access, not at load time.
+    to 20 seeded random playouts (:data:`PROBE_MOVES` joint moves in all), constant-
+    or zero-sum only when at least 4 terminal states were reached and all had one
+    goal sum. The goal range comes from the goal rules. It is computed once, on
+    first access, not at load time.
+
+    The probe is bounded by a number of moves, not by time, so a game declares the
+    same information however busy the machine is (and whichever thread asks first).
+    Only rules so slow that the probe passes :data:`PROBE_SAFETY_SECONDS` stop
+    early, and then ``info.notes`` says so.
     """
 
     def __init__(
@@ -158,14 +163,13 @@ class GdlGame(Game[Hashable]):
             raise self._error(e) from None
         return state
 
-    def _probe_info(
-        self, playouts: int = 20, max_steps: int = 200, budget: float = 1.0
-    ) -> GameInfo:
+    def _probe_info(self, playouts: int = 20, max_steps: int = 200) -> GameInfo:
         """Dynamics and utility from random playouts; the goal range from the goal rules."""
         rng = random.Random(0)
         choosers_at_once = 0
         sums: list[int] = []
-        deadline = time.perf_counter() + budget
+        moves = 0
+        deadline = time.perf_counter() + PROBE_SAFETY_SECONDS
         try:
             for _ in range(playouts):
                 state = self.initial_state()
@@ -175,22 +179,32 @@ class GdlGame(Game[Hashable]):
                         break
                     legal = self.all_legal_moves(state)
                     choosers_at_once = max(choosers_at_once, sum(1 for ms in legal if len(ms) > 1))
-                    if any(not ms for ms in legal) or time.perf_counter() > deadline:
+                    if any(not ms for ms in legal) or moves >= PROBE_MOVES:
                         break
                     state = self._next(state, [rng.choice(ms) for ms in legal])
-                if time.perf_counter() > deadline:
+                    moves += 1
+                if moves >= PROBE_MOVES or time.perf_counter() > deadline:
                     break
         except GameError:
             pass
+        notes = self.notes
+        if moves < PROBE_MOVES and time.perf_counter() > deadline:
+            notes = (*notes, f"dynamics and utility probed on {moves} moves only (slow rules)")
         return GameInfo(
             Dynamics.SIMULTANEOUS if choosers_at_once > 1 else Dynamics.TURN_TAKING,
             _utility(sums),
             goal_range=_goal_range(self.rules),
             capabilities=Capabilities(compiled_playouts=self.reasoner.batch is not None),
             reasoner=self.reasoner_name,
-            notes=self.notes,
+            notes=notes,
         )
 
+
+PROBE_MOVES = 400
+"""Joint moves the info probe plays in all (the same number on every machine)."""
+
+PROBE_SAFETY_SECONDS = 5.0
+"""Only rules slower than this over the whole probe stop it early (noted in ``info``)."""
 
 _MIN_SAMPLES = 4
 """Terminal states a probe must see, all with one goal sum, to call a game constant-sum."""

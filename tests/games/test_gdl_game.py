@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 import ggpkit
-from ggpkit.games.api import GameError, IllegalMoveError
+from ggpkit.games import gdl_game
+from ggpkit.games.api import Dynamics, GameError, IllegalMoveError, Utility
 from ggpkit.games.gdl_game import (
     GdlCheckError,
     GdlGame,
@@ -17,6 +18,7 @@ from ggpkit.games.gdl_game import (
     load_kif_file,
     load_kif_text,
 )
+from ggpkit.games.registry import rules_path
 from ggpkit.gdl.terms import func
 
 
@@ -178,3 +180,20 @@ def test_auto_falls_back_to_the_prover_without_the_fast_reasoner(
     assert load_kif_text(RACE, "race").reasoner_name == "prover"
     with pytest.raises(GameError, match="propnet reasoner cannot run this game"):
         load_kif_text(RACE, "race", reasoner="propnet")
+
+
+def test_declared_info_does_not_depend_on_the_speed_of_the_machine(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The GDL twin of breakthrough-holes is zero-sum: every probe on any machine must say so.
+    rules = rules_path("breakthrough-holes")
+    calm = load_kif_file(rules).info
+    looks = iter(range(10**6))  # a machine so busy that 0.2 s pass between two looks
+
+    def busy_clock() -> float:
+        return next(looks) * 0.2
+
+    monkeypatch.setattr(gdl_game.time, "perf_counter", busy_clock)
+    busy = load_kif_file(rules).info
+    assert calm.utility == busy.utility == Utility.ZERO_SUM
+    assert calm.dynamics == busy.dynamics == Dynamics.TURN_TAKING
