@@ -64,8 +64,9 @@ class GdlGame(Game[Hashable]):
 
     The probe is bounded by a number of moves, not by time, so a game declares the
     same information however busy the machine is (and whichever thread asks first).
-    Only rules so slow that the probe passes :data:`PROBE_SAFETY_SECONDS` stop
-    early, and then ``info.notes`` says so.
+    Dynamics are decided on the first :data:`DYNAMICS_MOVES` moves, always played.
+    Rules so slow that the whole probe would pass :data:`PROBE_SAFETY_SECONDS` stop
+    early and are declared general-sum, with a note saying why.
     """
 
     def __init__(
@@ -170,6 +171,7 @@ class GdlGame(Game[Hashable]):
         sums: list[int] = []
         moves = 0
         deadline = time.perf_counter() + PROBE_SAFETY_SECONDS
+        cut_short = False
         try:
             for _ in range(playouts):
                 state = self.initial_state()
@@ -178,21 +180,29 @@ class GdlGame(Game[Hashable]):
                         sums.append(sum(self.goals(state).values()))
                         break
                     legal = self.all_legal_moves(state)
-                    choosers_at_once = max(choosers_at_once, sum(1 for ms in legal if len(ms) > 1))
+                    if moves < DYNAMICS_MOVES:
+                        choosers_at_once = max(
+                            choosers_at_once, sum(1 for ms in legal if len(ms) > 1)
+                        )
                     if any(not ms for ms in legal) or moves >= PROBE_MOVES:
                         break
                     state = self._next(state, [rng.choice(ms) for ms in legal])
                     moves += 1
-                if moves >= PROBE_MOVES or time.perf_counter() > deadline:
+                    cut_short = moves >= DYNAMICS_MOVES and time.perf_counter() > deadline
+                    if cut_short:
+                        break
+                if moves >= PROBE_MOVES or cut_short:
                     break
         except GameError:
             pass
         notes = self.notes
-        if moves < PROBE_MOVES and time.perf_counter() > deadline:
-            notes = (*notes, f"dynamics and utility probed on {moves} moves only (slow rules)")
+        utility = _utility(sums)
+        if cut_short:  # how far a slow probe gets depends on the machine: say nothing of it
+            utility = Utility.GENERAL_SUM
+            notes = (*notes, "utility taken as general-sum: the rules are too slow to probe")
         return GameInfo(
             Dynamics.SIMULTANEOUS if choosers_at_once > 1 else Dynamics.TURN_TAKING,
-            _utility(sums),
+            utility,
             goal_range=_goal_range(self.rules),
             capabilities=Capabilities(compiled_playouts=self.reasoner.batch is not None),
             reasoner=self.reasoner_name,
@@ -202,6 +212,10 @@ class GdlGame(Game[Hashable]):
 
 PROBE_MOVES = 400
 """Joint moves the info probe plays in all (the same number on every machine)."""
+
+DYNAMICS_MOVES = 50
+"""The first joint moves of the probe, never cut short: turn-taking or simultaneous is
+decided on them alone, so it never depends on the machine's speed."""
 
 PROBE_SAFETY_SECONDS = 5.0
 """Only rules slower than this over the whole probe stop it early (noted in ``info``)."""

@@ -182,18 +182,31 @@ def test_auto_falls_back_to_the_prover_without_the_fast_reasoner(
         load_kif_text(RACE, "race", reasoner="propnet")
 
 
+def _clock_of(monkeypatch: pytest.MonkeyPatch, seconds_per_look: float) -> None:
+    """Make the probe's clock run ``seconds_per_look`` each time it is read."""
+    looks = iter(range(10**6))
+    monkeypatch.setattr(gdl_game.time, "perf_counter", lambda: next(looks) * seconds_per_look)
+
+
 def test_declared_info_does_not_depend_on_the_speed_of_the_machine(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # The GDL twin of breakthrough-holes is zero-sum: every probe on any machine must say so.
+    # The GDL twin of breakthrough-holes is zero-sum: every probe on any machine must say so,
+    # also on one so busy that the probe takes a minute (below its safety limit, lifted
+    # here, it counts moves, never seconds; a 1 s time budget saw too few game ends).
     rules = rules_path("breakthrough-holes")
     calm = load_kif_file(rules).info
-    looks = iter(range(10**6))  # a machine so busy that 0.2 s pass between two looks
-
-    def busy_clock() -> float:
-        return next(looks) * 0.2
-
-    monkeypatch.setattr(gdl_game.time, "perf_counter", busy_clock)
+    monkeypatch.setattr(gdl_game, "PROBE_SAFETY_SECONDS", 1e9, raising=False)
+    _clock_of(monkeypatch, 0.2)  # a machine so busy that 0.2 s pass between two looks
     busy = load_kif_file(rules).info
-    assert calm.utility == busy.utility == Utility.ZERO_SUM
-    assert calm.dynamics == busy.dynamics == Dynamics.TURN_TAKING
+    assert calm == busy
+    assert busy.utility == Utility.ZERO_SUM and busy.dynamics == Dynamics.TURN_TAKING
+
+
+def test_rules_too_slow_to_probe_are_declared_general_sum_with_a_note(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _clock_of(monkeypatch, 0.2)  # the whole probe would take over a minute
+    info = load_kif_file(rules_path("breakthrough-holes")).info
+    assert info.utility == Utility.GENERAL_SUM and info.dynamics == Dynamics.TURN_TAKING
+    assert any("too slow to probe" in note for note in info.notes)
