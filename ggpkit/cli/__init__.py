@@ -12,7 +12,9 @@ import sys
 
 from ggpkit.cli.app import app
 
-# Command modules, imported for their side effect of registering commands on ``app``.
+# Command modules, imported for their side effect of registering commands on ``app``. Each
+# is cheap to import (``ggpkit --help`` imports them all): what a command needs beyond
+# typer and the standard library it imports inside its function.
 _COMMAND_MODULES = [
     "ggpkit.cli.arena_cmd",
     "ggpkit.cli.games_cmd",
@@ -38,6 +40,7 @@ def _load_commands() -> None:
 def main() -> None:
     """Entry point of the ``ggpkit`` console script."""
     from ggpkit import processes
+    from ggpkit.cli.common import os_error_line
     from ggpkit.games.api import GameError
     from ggpkit.gdl.kif import GdlSyntaxError
 
@@ -46,7 +49,8 @@ def main() -> None:
     try:
         app()
     except (GameError, GdlSyntaxError, OSError) as e:
-        print(f"ggpkit: error: {e}", file=sys.stderr)
+        message = os_error_line(e) if isinstance(e, OSError) else str(e)
+        print(f"ggpkit: error: {message}", file=sys.stderr)
         sys.exit(2)
     except (KeyboardInterrupt, SystemExit) as e:
         # Typer turns Ctrl-C into exit status 130 before it gets here; either way a

@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from ggpkit.agents.specs import SpecError, describe_agents
+from ggpkit.agents.specs import describe_agents
 from ggpkit.cli.app import app
-from ggpkit.match.arena import ArenaResult, run_arena
-from ggpkit.match.arena import MatchRecord as ArenaMatch
+from ggpkit.cli.common import fail, plural, stderr_progress
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from ggpkit.games.api import Game
+    from ggpkit.match.arena import ArenaResult
+    from ggpkit.match.arena import MatchRecord as ArenaMatch
 
 
 @app.command(
@@ -48,45 +49,65 @@ def arena_command(
         bool, typer.Option("--store/--no-store", help="Keep every match in the match store.")
     ] = True,
 ) -> None:
-    """Run the arena and print the table (or JSON)."""
-    err = Console(stderr=True)
-    keep = _keeper(game, db) if store else None
+    """Run the arena and print the table (or JSON).
+
+    A progress line on stderr (matches done, elapsed, an estimate of the time left)
+    follows the run when stderr is a terminal; stdout gets only the result.
+    """
+    import json
+
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from ggpkit.agents.specs import SpecError
+    from ggpkit.games.registry import load
+    from ggpkit.match.arena import run_arena
+
+    loaded = load(game)
+    if len(agents) != len(loaded.roles):
+        raise fail(
+            f"{loaded.name} has {plural(len(loaded.roles), 'role')} ({', '.join(loaded.roles)}): "
+            f"give {plural(len(loaded.roles), 'agent')}, got {len(agents)}"
+        )
+    keep = _keeper(loaded, db) if store else None
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("matches"),
+        TimeElapsedColumn(),
+        TextColumn("left"),
+        TimeRemainingColumn(),
+    )
     try:
-        if as_json or not sys.stderr.isatty():
+        with stderr_progress(*columns) as bar:
+            task = bar.add_task(f"{loaded.name}: {' vs '.join(agents)}", total=matches)
             result = run_arena(
-                game, agents, matches, seed=seed, jobs=jobs, time_limit=time, on_match_done=keep
+                game,
+                agents,
+                matches,
+                seed=seed,
+                jobs=jobs,
+                time_limit=time,
+                progress=lambda done, _total: bar.update(task, completed=done),
+                on_match_done=keep,
             )
-        else:
-            columns = (
-                TextColumn("[bold]{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-            )
-            with Progress(*columns, console=err, transient=True) as bar:
-                task = bar.add_task(f"{game}: {' vs '.join(agents)}", total=matches)
-                result = run_arena(
-                    game,
-                    agents,
-                    matches,
-                    seed=seed,
-                    jobs=jobs,
-                    time_limit=time,
-                    progress=lambda done, _total: bar.update(task, completed=done),
-                    on_match_done=keep,
-                )
     except SpecError as e:
-        err.print(f"ggpkit: error: {e}", markup=False, highlight=False)
-        raise typer.Exit(2) from None
+        raise fail(str(e)) from None
     if as_json:
         print(json.dumps(result.to_json(), indent=2))
     else:
         Console().print(_table(result))
 
 
-def _keeper(game: str, db: Path | None) -> Callable[[ArenaMatch], None]:
+def _keeper(game_obj: Game[Any], db: Path | None) -> Callable[[ArenaMatch], None]:
     """A hook that writes each finished arena match to the match store as it arrives."""
-    from ggpkit.games.registry import load
     from ggpkit.match.records import new_match_id
     from ggpkit.match.replay import record_from_arena
     from ggpkit.store.sqlite import MatchStore, default_db_path
@@ -94,7 +115,6 @@ def _keeper(game: str, db: Path | None) -> Callable[[ArenaMatch], None]:
     path = db or default_db_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     match_store = MatchStore(path)
-    game_obj = load(game)
 
     def keep(record: ArenaMatch) -> None:
         match_store.save(record_from_arena(record, game_obj, new_match_id(f"arena-{record.game}")))
@@ -103,9 +123,11 @@ def _keeper(game: str, db: Path | None) -> Callable[[ArenaMatch], None]:
 
 
 def _table(result: ArenaResult) -> Table:
+    from rich.table import Table
+
     limit = f", {result.time:g} s/move" if result.time is not None else ""
     table = Table(
-        title=f"{result.game}: {result.matches} matches, seed {result.seed}{limit}",
+        title=f"{result.game}: {plural(result.matches, 'match')}, seed {result.seed}{limit}",
         caption=f"mean length {result.mean_length:.1f} moves, {result.seconds:.1f} s; "
         "win = strictly highest goal",
     )

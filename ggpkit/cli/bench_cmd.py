@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
-import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from ggpkit.cli.app import app
-from ggpkit.games.api import GameError
-from ggpkit.games.bench import ENGINES, BenchRow, bench
-from ggpkit.games.registry import games
+from ggpkit.cli.common import plural, stderr_progress
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from ggpkit.games.bench import BenchRow
 
 
 def _table(rows: list[BenchRow], seconds: float, repeat: int) -> Table:
+    from rich.table import Table
+
     table = Table(
-        title=f"ggpkit bench: per CPU-second of one core, median of {repeat} runs of ~{seconds:g}s"
+        title="ggpkit bench: per CPU-second of one core, "
+        f"median of {plural(repeat, 'run')} of ~{seconds:g}s"
     )
     table.add_column("game")
     table.add_column("engine")
@@ -52,6 +55,21 @@ def bench_command(
     runs of about SECONDS each; the median is reported. Games that fail to load
     or run show a note instead of numbers.
     """
+    import json
+
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    from ggpkit.games.api import GameError
+    from ggpkit.games.bench import ENGINES, bench
+    from ggpkit.games.registry import games
+
     if engine == "all":
         engines: tuple[str, ...] = ENGINES
     elif engine in ENGINES:
@@ -63,9 +81,28 @@ def bench_command(
     for name in names:
         if name not in known:
             raise GameError(f"unknown game {name!r}; known games: {', '.join(known)}")
-    err = Console(stderr=True)
-    with err.status("benchmarking") as status:
-        rows = bench(names, engines, seconds, repeat, progress=status.update)
+    columns = (
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("measured"),
+        TimeElapsedColumn(),
+    )
+    rows: list[BenchRow] = []
+    with stderr_progress(*columns) as progress:
+        task = progress.add_task("benchmarking", total=len(names) * len(engines))
+        for name in names:  # one (game, engine) pair at a time, so the bar counts pairs
+            for eng in engines:
+                progress.update(task, description=f"{name} ({eng})")
+                rows += bench(
+                    [name],
+                    [eng],
+                    seconds,
+                    repeat,
+                    progress=lambda message: progress.update(task, description=message),
+                )
+                progress.advance(task)
     if as_json:
         data = {
             "seconds": seconds,

@@ -2,27 +2,16 @@
 
 from __future__ import annotations
 
-import json
-import statistics
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from ggpkit.cli.app import app
-from ggpkit.games.api import GameError
-from ggpkit.games.corpus import (
-    PLAYED,
-    GameResult,
-    default_games_dir,
-    game_files,
-    run_corpus,
-    summary,
-)
-from ggpkit.games.gdl_game import REASONERS
+from ggpkit.cli.common import plural, stderr_progress
+
+if TYPE_CHECKING:
+    from ggpkit.games.corpus import GameResult
 
 
 @app.command("corpus")
@@ -60,6 +49,17 @@ def corpus_command(
     error, no legal move, goal error, no terminal, timeout or crash. Prints the
     rejected games, the counts and the time per game.
     """
+    import json
+    import statistics
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+    from rich.table import Table
+
+    from ggpkit.games.api import GameError
+    from ggpkit.games.corpus import PLAYED, default_games_dir, game_files, run_corpus, summary
+    from ggpkit.games.gdl_game import REASONERS
+
     if reasoner not in REASONERS:
         raise GameError(f"unknown reasoner {reasoner!r}; use one of {', '.join(REASONERS)}")
     where = folder if folder is not None else default_games_dir()
@@ -71,14 +71,11 @@ def corpus_command(
         paths = [p for p in paths if p.stem in wanted]
     if not paths:
         raise GameError(f"no .kif games in {where}")
-    err = Console(stderr=True)
-    with Progress(
+    with stderr_progress(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        console=err,
-        transient=True,
     ) as progress:
         task = progress.add_task("games", total=len(paths))
 
@@ -110,7 +107,9 @@ def corpus_command(
         for r in rejected:
             table.add_row(r.name, r.reason, r.detail)
         out.print(table)
-    counts_table = Table(title=f"{len(results)} games, {matches} random match(es) each")
+    counts_table = Table(
+        title=f"{plural(len(results), 'game')}, {plural(matches, 'random match')} each"
+    )
     counts_table.add_column("outcome")
     counts_table.add_column("games", justify="right")
     for k, n in counts.items():

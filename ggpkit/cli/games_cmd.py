@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
-from rich.console import Console
-from rich.table import Table
-
 from ggpkit.cli.app import app
-from ggpkit.games.registry import games, load
 
 
 @app.command("games")
 def games_command() -> None:
     """List the registered games: description, kind (roles, dynamics, utility) and extras."""
+    # All from the registry (its summary of each game's declarations): listing the games
+    # imports no engine and compiles nothing.
+    from rich.console import Console
+    from rich.table import Table
+
+    from ggpkit.games.registry import games, summary
+
     table = Table(title="ggpkit games")
     table.add_column("name")
     table.add_column("description")
     table.add_column("kind")
     table.add_column("capabilities")
     for name, description in games().items():
-        game = load(name)
-        info = game.info
-        kind = f"{len(game.roles)} role(s), {info.dynamics.value}, {info.utility.value}"
-        table.add_row(name, description, kind, ", ".join(info.capabilities.names()))
+        game = summary(name)
+        kind = f"{len(game.roles)} role(s), {game.dynamics.value}, {game.utility.value}"
+        table.add_row(name, description, kind, ", ".join(game.capabilities))
     Console().print(table)

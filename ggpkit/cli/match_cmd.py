@@ -7,48 +7,28 @@ The board is shown after every step; the match goes to the match store.
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.panel import Panel
-from rich.table import Table
-from rich.text import Text
 
-from ggpkit.agents.specs import SpecError
 from ggpkit.cli.app import app
-from ggpkit.games.api import Game, GameError
-from ggpkit.games.registry import load, rules_path
-from ggpkit.match.clock import ClockError, Clocks, whole_seconds
-from ggpkit.match.players import RefereedPlayer, player_from_spec
-from ggpkit.match.protocol import strip_comments
-from ggpkit.match.recorder import MatchRecorder, NullRecorder
-from ggpkit.match.referee import Referee, StepEvent
-from ggpkit.match.scramble import Scrambler
-from ggpkit.store.sqlite import MatchStore, StoreError, default_db_path
+from ggpkit.cli.common import fail, open_store, plural, step_panel
 
+if TYPE_CHECKING:
+    from rich.console import Console
 
-def fail(message: str) -> typer.Exit:
-    """Print a one-line user error; the caller raises the returned Exit."""
-    Console(stderr=True).print(f"ggpkit: error: {message}", markup=False, highlight=False)
-    return typer.Exit(2)
-
-
-def open_store(db: Path | None, no_db: bool) -> MatchStore | None:
-    """The match store named by --db / $GGPKIT_DB / the default, or None with --no-db."""
-    if no_db:
-        return None
-    try:
-        return MatchStore(db or default_db_path())
-    except (StoreError, OSError) as e:
-        raise fail(str(e)) from None
+    from ggpkit.games.api import Game
+    from ggpkit.match.clock import Clocks
+    from ggpkit.match.referee import StepEvent
 
 
 def rules_text(game: str) -> str:
     """The GDL text sent to remote players: the .kif file, or the registered game's twin."""
+    from ggpkit.games.api import GameError
+    from ggpkit.games.registry import rules_path
+    from ggpkit.match.protocol import strip_comments
+
     path = Path(game)
     if path.suffix in (".kif", ".gdl") or "/" in game:
         return strip_comments(path.read_text(encoding="utf-8"))
@@ -66,7 +46,8 @@ def parse_roles(game: Game[Any], specs: list[str]) -> list[str]:
         if not sep or not spec:
             raise fail(f"--role {item!r}: expected ROLE=SPEC, e.g. --role {game.roles[0]}=mcts")
         if role not in game.roles:
-            raise fail(f"--role {item!r}: {game.name} has roles {', '.join(game.roles)}")
+            count = plural(len(game.roles), "role")
+            raise fail(f"--role {item!r}: {game.name} has {count}: {', '.join(game.roles)}")
         given[role] = spec
     missing = [r for r in game.roles if r not in given]
     if missing:
@@ -80,6 +61,8 @@ def parse_clocks(startclock: float, playclock: float) -> Clocks:
     They go on the wire in START, and ggp-base's players parse integers: a
     ``--playclock 1.5`` would leave them silent for the whole match.
     """
+    from ggpkit.match.clock import ClockError, Clocks, whole_seconds
+
     try:
         start = whole_seconds(startclock, "--startclock")
         play = whole_seconds(playclock, "--playclock")
@@ -89,23 +72,21 @@ def parse_clocks(startclock: float, playclock: float) -> Clocks:
 
 
 class BoardDisplay:
-    """Prints each step: the joint move, the errors, and the board."""
+    """Prints each step: the board, under the joint move and errors that led to it.
+
+    The referee tells it the start too (step 0, no moves yet): the opening board.
+    """
 
     def __init__(self, game: Game[Any], console: Console) -> None:
         self.game = game
         self.console = console
 
     def __call__(self, event: StepEvent) -> None:
-        title = f"{self.game.name}: start" if event.step == 0 else f"step {event.step}"
-        lines = []
-        for role, move, error in zip(self.game.roles, event.moves, event.errors, strict=True):
-            lines.append(f"{role}: {move}" + (f"   [{error}, replaced]" if error else ""))
-        text = "\n".join(
-            [*lines, "", self.game.render(event.state)]
-            if lines
-            else [self.game.render(event.state)]
+        self.console.print(
+            step_panel(
+                self.game, event.state, event.step, event.moves, event.errors, self.game.name
+            )
         )
-        self.console.print(Panel.fit(Text(text), title=title))
 
 
 @app.command("match")
@@ -127,6 +108,19 @@ def match_command(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only print the result.")] = False,
 ) -> None:
     """Referee one match under the GGP protocol and print the result."""
+    import asyncio
+    import logging
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from ggpkit.agents.specs import SpecError
+    from ggpkit.games.registry import load
+    from ggpkit.match.players import RefereedPlayer, player_from_spec
+    from ggpkit.match.recorder import MatchRecorder, NullRecorder
+    from ggpkit.match.referee import Referee
+    from ggpkit.match.scramble import Scrambler
+
     clocks = parse_clocks(startclock, playclock)
     game = load(game_name)
     specs = parse_roles(game, role)
@@ -149,7 +143,7 @@ def match_command(
     finally:
         if store is not None:
             store.close()
-    table = Table(title=f"{game.name}: match {record.match_id}, {record.steps} steps")
+    table = Table(title=f"{game.name}: match {record.match_id}, {plural(record.steps, 'step')}")
     for column in ("role", "player", "goal", "errors"):
         table.add_column(column)
     goals = record.goal_values or []

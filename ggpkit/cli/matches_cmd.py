@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.panel import Panel
-from rich.table import Table
-from rich.text import Text
 
 from ggpkit.cli.app import app
-from ggpkit.cli.match_cmd import fail, open_store
-from ggpkit.match.protocol import strip_comments
-from ggpkit.match.records import MatchRecord, MissingRulesError, RecordError
-from ggpkit.match.replay import Replay, ReplayError, open_replay
-from ggpkit.store.sqlite import MatchStore, StoreError
+from ggpkit.cli.common import fail, open_store, os_error_line, step_panel
+
+if TYPE_CHECKING:
+    from rich.panel import Panel
+
+    from ggpkit.match.records import MatchRecord
+    from ggpkit.match.replay import Replay
+    from ggpkit.store.sqlite import MatchStore
 
 matches_app = typer.Typer(
     help="List, export and import stored matches.", no_args_is_help=False, add_completion=False
@@ -41,6 +39,11 @@ def matches_list(
     db: DbOption = None,
 ) -> None:
     """List stored matches, newest first."""
+    import datetime
+
+    from rich.console import Console
+    from rich.table import Table
+
     if ctx.invoked_subcommand is not None:
         return
     with _store(db) as store:
@@ -64,6 +67,8 @@ def matches_export(
     db: DbOption = None,
 ) -> None:
     """Write a stored match as ggp.org match JSON, rules embedded."""
+    from ggpkit.store.sqlite import StoreError
+
     try:
         with _store(db) as store:
             record = store.load(match_id)
@@ -77,20 +82,30 @@ def matches_export(
 
 def _read_rules(path: Path | None) -> str | None:
     """The GDL text of ``--rules``, comments stripped as in the records ggpkit writes."""
+    from ggpkit.match.protocol import strip_comments
+
     if path is None:
         return None
     try:
         return strip_comments(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as e:
+    except OSError as e:
+        raise fail(f"--rules {os_error_line(e)}") from None
+    except UnicodeDecodeError as e:
         raise fail(f"--rules {path}: {e}") from None
 
 
 def _read_record(file: Path, rules_file: Path | None) -> MatchRecord:
     """The record in ``file``, with the rules of ``rules_file`` when it embeds none."""
+    from rich.console import Console
+
+    from ggpkit.match.records import MatchRecord, MissingRulesError, RecordError
+
     rules = _read_rules(rules_file)
     try:
         text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
+    except OSError as e:
+        raise fail(os_error_line(e)) from None
+    except UnicodeDecodeError as e:
         raise fail(f"{file}: {e}") from None
     try:
         record = MatchRecord.loads(text, rules)
@@ -122,6 +137,8 @@ def matches_import(
     db: DbOption = None,
 ) -> None:
     """Store a match read from ggp.org match JSON (ggpkit's, or ggp-base's with --rules)."""
+    from ggpkit.store.sqlite import StoreError
+
     record = _read_record(file, rules)
     try:
         with _store(db) as store:
@@ -132,23 +149,16 @@ def matches_import(
 
 
 def _frame(rep: Replay, step: int) -> Panel:
+    """The board after ``step`` joint moves, titled with the step the board itself shows."""
     record, game = rep.record, rep.game
-    lines = []
-    if step > 0:
-        for role, move, error in zip(
-            record.roles or game.roles,
-            record.moves[step - 1],
-            record.errors[step - 1],
-            strict=False,
-        ):
-            lines.append(f"{role}: {move}" + (f"   [{error}]" if error else ""))
-        lines.append("")
-    lines.append(game.render(rep.states[step]))
-    if step == len(rep.states) - 1 and record.goal_values is not None:
+    last = len(rep.states) - 1
+    footer = []
+    if step == last and record.goal_values is not None:
         goals = ", ".join(f"{r}={g}" for r, g in zip(game.roles, record.goal_values, strict=False))
-        lines += ["", f"goals: {goals}"]
-    title = f"{record.match_id}: step {step}/{len(rep.states) - 1}"
-    return Panel.fit(Text("\n".join(lines)), title=title)
+        footer.append(f"goals: {goals}")
+    moves = record.moves[step - 1] if step > 0 else []
+    errors = record.errors[step - 1] if 0 < step <= len(record.errors) else []
+    return step_panel(game, rep.states[step], step, moves, errors, record.match_id, last, footer)
 
 
 @app.command("replay")
@@ -158,6 +168,11 @@ def replay_command(
     db: DbOption = None,
 ) -> None:
     """Step through a stored match: enter for next, b for back, q to quit."""
+    from rich.console import Console
+
+    from ggpkit.match.replay import ReplayError, open_replay
+    from ggpkit.store.sqlite import StoreError
+
     try:
         with _store(db) as store:
             record = store.load(match_id)

@@ -7,8 +7,6 @@ from typing import Annotated
 import typer
 
 from ggpkit.cli.app import app
-from ggpkit.games.perft import perft
-from ggpkit.games.registry import load
 
 
 @app.command("perft")
@@ -26,6 +24,9 @@ def perft_command(
 
     A line that reaches a terminal state before the depth counts nothing.
     """
+    from ggpkit.games.perft import perft
+    from ggpkit.games.registry import load
+
     loaded = load(game, engine=engine)
     state = loaded.initial_state()
     for d in range(1, depth + 1):

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from ggpkit.cli.app import app
+from ggpkit.cli.common import os_error_line, plural
 
 
 @app.command("perftest")
@@ -25,12 +26,19 @@ def perftest_command(
 
     if seconds <= 0:
         raise typer.BadParameter("SECONDS must be positive")
+    unreadable = None
+    try:
+        with gdl_file.open("rb"):
+            pass
+    except OSError as e:
+        unreadable = os_error_line(e)  # still reported in the results file, as gdl-perf expects
     result = perftest(gdl_file, seconds)
     results_file.write_text(result.lines(), encoding="utf-8")
     if result.error is not None:
-        typer.echo(f"ggpkit: error: {result.error}", err=True)
+        typer.echo(f"ggpkit: error: {unreadable or result.error}", err=True)
         raise typer.Exit(1)
     typer.echo(
-        f"{result.rollouts} rollouts, {result.state_changes} state changes in "
+        f"{plural(result.rollouts, 'rollout')}, "
+        f"{plural(result.state_changes, 'state change')} in "
         f"{result.milliseconds} ms ({result.rollouts_per_second:.1f} rollouts/s)"
     )

@@ -9,34 +9,31 @@ way: the board is drawn each turn, the person's role is asked for its move by th
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Hashable, Mapping
-from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.panel import Panel
-from rich.table import Table
-from rich.text import Text
 
-from ggpkit.agents.base import Agent
-from ggpkit.agents.human import HumanAgent, QuitGame
-from ggpkit.agents.specs import SpecError, make_agent
 from ggpkit.cli.app import app
-from ggpkit.games.api import Game, GameError
-from ggpkit.games.registry import load
-from ggpkit.match.clock import UNTIMED_START
-from ggpkit.match.driver import MatchDriver, StepResult
-from ggpkit.match.players import HumanPlayer, LocalPlayer, Player
-from ggpkit.match.records import MatchRecord, new_match_id
+from ggpkit.cli.common import plural
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ggpkit.agents.base import Agent
+    from ggpkit.games.api import Game
+    from ggpkit.match.driver import StepResult
 
 
 def load_game(name_or_path: str, engine: str = "native") -> Game[Any]:
-    """A registered game or a ``.kif`` file, with one-line errors for what users get wrong."""
-    is_file = name_or_path.endswith((".kif", ".gdl")) or "/" in name_or_path
-    if is_file and not Path(name_or_path).is_file():
-        raise GameError(f"no such game file: {name_or_path}")
+    """A registered game or a ``.kif`` file, with one-line errors for what users get wrong.
+
+    A file that cannot be read raises its OSError, which ``main`` prints as
+    ``path: no such file`` like every command that takes a path.
+    """
+    from ggpkit.games.api import GameError
+    from ggpkit.games.registry import load
+
     try:
         return load(name_or_path, engine=engine)
     except ImportError as e:
@@ -59,6 +56,16 @@ def play_match(
     is replaced by a random legal one and reported. The board is drawn before every
     joint move and once more at the end.
     """
+    import asyncio
+
+    from rich.panel import Panel
+    from rich.text import Text
+
+    from ggpkit.match.clock import UNTIMED_START
+    from ggpkit.match.driver import MatchDriver
+    from ggpkit.match.players import HumanPlayer, LocalPlayer, Player
+    from ggpkit.match.records import MatchRecord, new_match_id
+
     record = MatchRecord(
         match_id=new_match_id(game.name),
         game_name=game.name,
@@ -108,8 +115,12 @@ def show_result(
     game: Game[Any], state: Hashable, steps: int, human_role: str, console: Console
 ) -> None:
     """The final board and every role's goal."""
+    from rich.panel import Panel
+    from rich.table import Table
+    from rich.text import Text
+
     console.print(Panel.fit(Text(game.render(state)), title=f"{game.name}: game over"))
-    console.print(Text(f"Game over after {steps} moves.", style="bold"))
+    console.print(Text(f"Game over after {plural(steps, 'move')}.", style="bold"))
     table = Table()
     table.add_column("role")
     table.add_column("goal", justify="right")
@@ -146,6 +157,12 @@ def play_command(
     or in the game's short form (peg: b4-d4). Commands: help, moves, board, quit.
     GAME may also be the path of a .kif file.
     """
+    from rich.console import Console
+    from rich.text import Text
+
+    from ggpkit.agents.human import HumanAgent, QuitGame
+    from ggpkit.agents.specs import SpecError, make_agent
+
     console = Console(highlight=False)
     loaded = load_game(game, engine)
     human_role = role if role is not None else loaded.roles[0]

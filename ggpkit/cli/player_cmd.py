@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
-from ggpkit.agents.specs import SpecError, make_agent
 from ggpkit.cli.app import app
-from ggpkit.cli.match_cmd import fail, open_store
-from ggpkit.match.player_server import PlayerService, default_loader, gdl_loader, serve
+from ggpkit.cli.common import address, fail, listening_socket, open_store
 
 
 @app.command("player")
@@ -28,22 +24,38 @@ def player_command(
     ] = False,
 ) -> None:
     """Serve an agent to GGP game managers until interrupted (Ctrl-C)."""
+    import logging
+
+    import uvicorn
+
+    from ggpkit.agents.specs import SpecError, make_agent
+    from ggpkit.match.player_server import (
+        PlayerService,
+        default_loader,
+        gdl_loader,
+        make_app,
+        server_config,
+    )
+
     try:
         make_agent(agent)  # a bad spec fails now, not at the first START
     except SpecError as e:
         raise fail(str(e)) from None
     player_name = name or f"ggpkit-{agent.split(':', 1)[0]}"
+    sock = listening_socket(host, port)  # a port in use fails here, before any claim to serve
     store = open_store(db, no_db)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     loader = gdl_loader if gdl_only else default_loader
     service = PlayerService(
         lambda: make_agent(agent), name=player_name, loader=loader, recorder=store
     )
-    Console(stderr=True, highlight=False).print(
-        f"ggpkit player {player_name} ({agent}) on http://{host}:{port}/", markup=False
-    )
+    typer.echo(f"ggpkit player {player_name} ({agent}) on {address(host, sock)}", err=True)
     try:
-        serve(service, host, port)
+        server = uvicorn.Server(server_config(make_app(service), host, port))
+        server.run(sockets=[sock])
     finally:
+        sock.close()
         if store is not None:
             store.close()
+    if not server.started:  # as uvicorn.run: a failed start-up (lifespan) is not a success
+        raise typer.Exit(1)

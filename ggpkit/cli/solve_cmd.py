@@ -9,23 +9,37 @@ illegal move, and the end must give the solved goals). The last line is always
 
 from __future__ import annotations
 
-import random
-import statistics
 import time
-from collections import Counter
-from collections.abc import Hashable
-from typing import Annotated, Any
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import Progress
 
-from ggpkit.agents.solvers.agent import solver_for
-from ggpkit.agents.solvers.generic import SolverError
 from ggpkit.cli.app import app
-from ggpkit.games.api import Game, GameError
-from ggpkit.games.capabilities import Solution, Solver
-from ggpkit.games.registry import load
-from ggpkit.gdl.kif import parse_terms
+from ggpkit.cli.common import plural, stderr_progress
+
+if TYPE_CHECKING:
+    import random
+
+    from ggpkit.games.api import Game
+    from ggpkit.games.capabilities import Solution, Solver
+
+
+@contextmanager
+def _status(what: str) -> Iterator[Callable[[str], None]]:
+    """A spinner with the elapsed seconds on stderr while ``what`` runs (a terminal only).
+
+    The solvers give no progress of their own; the compiled ones release the GIL, so
+    the spinner keeps turning while they work. stdout gets nothing from it. Yields a
+    function that changes the line's text.
+    """
+    from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
+    with stderr_progress(*columns) as progress:
+        task = progress.add_task(what, total=None)
+        yield lambda text: progress.update(task, description=text)
 
 
 def _value_line(game: Game[Any], goals: dict[str, int]) -> str:
@@ -41,6 +55,9 @@ def _position(game: Game[Any], text: str | None) -> Hashable:
     state: Hashable = game.initial_state()
     if text is None:
         return state
+    from ggpkit.games.api import GameError
+    from ggpkit.gdl.kif import parse_terms
+
     stripped = text.strip()
     if stripped.startswith("(") and stripped[1:].lstrip().startswith("("):
         stripped = stripped[1:].rstrip().removesuffix(")")
@@ -61,6 +78,8 @@ def _position(game: Game[Any], text: str | None) -> Hashable:
 
 
 def _mover(game: Game[Any], state: Hashable) -> str:
+    from ggpkit.agents.solvers.generic import SolverError
+
     mover = game.to_move(state)
     if mover is None:
         raise SolverError("the solvers play turn-taking games: no single role is to move here")
@@ -68,9 +87,13 @@ def _mover(game: Game[Any], state: Hashable) -> str:
 
 
 def _solve(game: Game[Any], state: Hashable, solver: Solver) -> None:
-    started = time.perf_counter()
-    solution: Solution = solver.solve(game, state, _mover(game, state))
-    elapsed = time.perf_counter() - started
+    from ggpkit.agents.solvers.generic import SolverError
+
+    mover = _mover(game, state)
+    with _status(f"solving {game.name} for {mover}"):
+        started = time.perf_counter()
+        solution: Solution = solver.solve(game, state, mover)
+        elapsed = time.perf_counter() - started
     for note in solution.notes:
         typer.echo(note)
     typer.echo(f"solve time: {elapsed:.3f} s")
@@ -82,12 +105,13 @@ def _solve(game: Game[Any], state: Hashable, solver: Solver) -> None:
     end, plies = _play_line(game, state, solver)
     goals = game.goals(end)
     if goals != dict(solution.goals) or solution.plies not in (None, plies):
+        solved = "?" if solution.plies is None else plural(solution.plies, "joint move")
         raise SolverError(
-            f"the perfect-play line ends after {plies} joint moves with {goals}, not as "
-            f"solved ({dict(solution.goals)}, {solution.plies} joint moves)"
+            f"the perfect-play line ends after {plural(plies, 'joint move')} with {goals}, "
+            f"not as solved ({dict(solution.goals)}, {solved})"
         )
     typer.echo(
-        f"check: {plies} joint moves, each legal by the rules; the game ends with "
+        f"check: {plural(plies, 'joint move')}, each legal by the rules; the game ends with "
         f"{_value_line(game, goals).removeprefix('value: ')}"
     )
     typer.echo(_value_line(game, goals))
@@ -95,40 +119,49 @@ def _solve(game: Game[Any], state: Hashable, solver: Solver) -> None:
 
 def _play_line(game: Game[Any], state: Hashable, solver: Solver) -> tuple[Hashable, int]:
     """Play the solver's moves to the end through the game API, printing them."""
+    from ggpkit.agents.solvers.generic import SolverError
+
     plies = 0
-    while not game.is_terminal(state):
-        role = _mover(game, state)
-        move = solver.solve(game, state, role).move
-        if move is None:
-            raise SolverError(f"the solver gave no move for {role}")
-        plies += 1
-        typer.echo(f"{plies}. {role} {move}")
-        state = game.play(state, move, role)
+    with _status("perfect-play line") as say:
+        while not game.is_terminal(state):
+            role = _mover(game, state)
+            say(f"perfect-play line: move {plies + 1}")
+            move = solver.solve(game, state, role).move
+            if move is None:
+                raise SolverError(f"the solver gave no move for {role}")
+            plies += 1
+            typer.echo(f"{plies}. {role} {move}")
+            state = game.play(state, move, role)
     return state, plies
 
 
 def _bench(game: Game[Any], solver: Solver, count: int, seed: int) -> None:
     """Time queries on ``count`` random reachable positions (the solver warmed up first)."""
+    import random
+    import statistics
+    from collections import Counter
+
+    from ggpkit.agents.solvers.generic import SolverError
+
     rng = random.Random(seed)
-    solver.solve(game, game.initial_state(), _mover(game, game.initial_state()))
+    with _status(f"solving {game.name} from the start (warm-up)"):
+        solver.solve(game, game.initial_state(), _mover(game, game.initial_state()))
     times: list[tuple[float, int]] = []
-    for _ in range(count):
-        state = game.initial_state()
-        for _ in range(rng.randint(0, game.info.max_length or 40)):
-            if game.is_terminal(state):
-                break
-            state = game.next_state(state, [rng.choice(m) for m in game.all_legal_moves(state)])
-        if game.is_terminal(state):
-            continue
-        role = _mover(game, state)
-        started = time.perf_counter()
-        solution = solver.solve(game, state, role)
-        times.append((time.perf_counter() - started, solution.goals[role]))
+    with _status("random positions") as say:
+        for i in range(count):
+            say(f"random position {i + 1} of {count}")
+            drawn = _draw(game, rng)
+            if drawn is None:
+                continue
+            role = _mover(game, drawn)
+            started = time.perf_counter()
+            solution = solver.solve(game, drawn, role)
+            times.append((time.perf_counter() - started, solution.goals[role]))
     if not times:
         raise SolverError("no non-terminal position was drawn; try more positions")
     secs = [t for t, _ in times]
     worst = max(times)
-    typer.echo(f"{len(times)} random reachable positions (seed {seed})")
+    typer.echo(f"{plural(len(times), 'random reachable position')} (seed {seed})")
     typer.echo(
         f"query time: median {statistics.median(secs) * 1000:.3f} ms, "
         f"mean {statistics.mean(secs) * 1000:.3f} ms, worst {worst[0] * 1000:.3f} ms "
@@ -138,11 +171,25 @@ def _bench(game: Game[Any], solver: Solver, count: int, seed: int) -> None:
     typer.echo("values: " + ", ".join(f"{v}: {n}" for v, n in sorted(histogram.items())))
 
 
+def _draw(game: Game[Any], rng: random.Random) -> Hashable | None:
+    """A random reachable position (random moves from the start), None when it is terminal."""
+    state = game.initial_state()
+    for _ in range(rng.randint(0, game.info.max_length or 40)):
+        if game.is_terminal(state):
+            break
+        state = game.next_state(state, [rng.choice(m) for m in game.all_legal_moves(state)])
+    return None if game.is_terminal(state) else state
+
+
 def _build_table(game: Game[Any]) -> None:
+    from rich.progress import Progress
+
+    from ggpkit.agents.solvers.generic import SolverError
+
     build = game.info.capabilities.solver_table
     if build is None:
         raise SolverError(f"{game.name} has no solver table to build")
-    with Progress() as progress:
+    with stderr_progress(*Progress.get_default_columns(), transient=False) as progress:
         task = progress.add_task("table", total=None)
 
         def step(phase: str, done: int, total: int) -> None:
@@ -187,7 +234,11 @@ def solve_command(
     A game's own solver is used when it has one (peg, breakthrough-holes); any other
     game goes to the generic solver (small turn-taking games; it stops with a clear
     error otherwise). The perfect-play line is replayed through the rules as a check.
+    While the solver works, a status line on stderr shows the seconds spent.
     """
+    from ggpkit.agents.solvers.agent import solver_for
+    from ggpkit.games.registry import load
+
     loaded = load(game, engine=engine)
     if build_table:
         _build_table(loaded)

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ggpkit.cli.app import app
-from ggpkit.match.player_server import SHUTDOWN_SECONDS
+from ggpkit.cli.common import address, listening_socket
 
 
 @app.command("web")
@@ -39,22 +39,32 @@ def web_command(
     """Serve the web app and print its address; it opens no browser by itself.
 
     Every game played in the browser is stored step by step in the same SQLite match
-    store as the command line's matches, so a restart loses nothing.
+    store as the command line's matches, so a restart loses nothing. The port is bound
+    before the address is printed: a port in use is one error line and exit status 2.
     """
     import uvicorn
 
+    from ggpkit.match.player_server import SHUTDOWN_SECONDS
     from ggpkit.store.sqlite import default_db_path
     from ggpkit.web.app import create_app
     from ggpkit.web.guards import LOCAL_HOSTS
 
-    db_path = db or default_db_path()
-    db_path.parent.mkdir(parents=True, exist_ok=True)
-    application = create_app(db_path, games_dir, [*LOCAL_HOSTS, *(allow_host or [])])
-    typer.echo(f"ggpkit web: serving on http://{host}:{port}/  (matches stored in {db_path})")
-    uvicorn.run(
-        application,
-        host=host,
-        port=port,
-        log_level="warning",
-        timeout_graceful_shutdown=SHUTDOWN_SECONDS,  # an agent thinking does not hold it
-    )
+    sock = listening_socket(host, port)
+    try:
+        db_path = db or default_db_path()
+        db_path.parent.mkdir(parents=True, exist_ok=True)
+        application = create_app(db_path, games_dir, [*LOCAL_HOSTS, *(allow_host or [])])
+        config = uvicorn.Config(
+            application,
+            host=host,
+            port=port,
+            log_level="warning",
+            timeout_graceful_shutdown=SHUTDOWN_SECONDS,  # an agent thinking does not hold it
+        )
+        typer.echo(f"ggpkit web: serving on {address(host, sock)}  (matches stored in {db_path})")
+        server = uvicorn.Server(config)
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+    if not server.started:  # as uvicorn.run: a failed start-up (lifespan) is not a success
+        raise typer.Exit(1)

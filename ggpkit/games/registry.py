@@ -1,7 +1,10 @@
 """The registry of games by name, and ``load`` for names and ``.kif`` files.
 
 Native games are registered lazily by module path so that importing ggpkit does
-not compile any kernel. ``load("peg")`` gives the native engine,
+not compile any kernel, nor import numba: an entry also says what its game declares
+in a :class:`GameSummary` (roles, dynamics, utility, capabilities), which is what
+``ggpkit games`` lists, so listing the games imports no engine; the tests check each
+summary against the loaded game's ``info``. ``load("peg")`` gives the native engine,
 ``load("peg", engine="gdl")`` its GDL twin shipped in ``games/rules/``, and
 ``load("path/to/game.kif")`` any GDL game.
 """
@@ -15,17 +18,39 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ggpkit.games.api import Game, GameError, GameInfo
+from ggpkit.games.api import Dynamics, Game, GameError, GameInfo, Utility
+
+
+@dataclass(frozen=True, slots=True)
+class GameSummary:
+    """What a game declares, as listings show it: its roles, ``info.dynamics``,
+    ``info.utility`` and ``info.capabilities.names()``."""
+
+    roles: tuple[str, ...]
+    dynamics: Dynamics
+    utility: Utility
+    capabilities: tuple[str, ...]
+
+    @classmethod
+    def of(cls, game: Game[Any]) -> GameSummary:
+        """The summary of a loaded game, read from its declarations."""
+        info = game.info
+        return cls(tuple(game.roles), info.dynamics, info.utility, info.capabilities.names())
 
 
 @dataclass(frozen=True, slots=True)
 class GameEntry:
-    """A registered game: its name, a one-line description, and where it lives."""
+    """A registered game: its name, a one-line description, and where it lives.
+
+    ``summary`` restates what the native engine declares, so that listing the games
+    needs no engine (and no numba); an entry without one is loaded to be listed.
+    """
 
     name: str
     description: str
     native: str | None  # "module:Class" of the native engine, if any
     rules: str | None  # file name of the GDL twin under games/rules, if any
+    summary: GameSummary | None = None
 
 
 class UnknownGameError(GameError):
@@ -40,19 +65,32 @@ def register(entry: GameEntry) -> None:
     _REGISTRY[entry.name] = entry
 
 
+_TWO = ("white", "black")
+_CHECKERS = ("black", "red")
+_TURNS = Dynamics.TURN_TAKING
+_COMPILED = ("compiled_playouts", "compiled_perft")
+
 for _entry in (
     GameEntry("peg", "Peg solitaire on the English 33-hole cross; one role, jumper.",
-              "ggpkit.games.peg.game:PegGame", "peg.kif"),
+              "ggpkit.games.peg.game:PegGame", "peg.kif",
+              GameSummary(("jumper",), _TURNS, Utility.GENERAL_SUM,
+                          (*_COMPILED, "notation", "board", "solver", "hint", "solver_table"))),
     GameEntry("pawn-checkers", "Checkers with pawns only, compulsory single jumps, 100-step limit.",
-              "ggpkit.games.checkers.game:PawnCheckers", "pawn-checkers.kif"),
+              "ggpkit.games.checkers.game:PawnCheckers", "pawn-checkers.kif",
+              GameSummary(_CHECKERS, _TURNS, Utility.GENERAL_SUM,
+                          (*_COMPILED, "evaluation", "search"))),
     GameEntry("pawn-checkers-barrel", "Pawn checkers on a board that wraps vertically.",
-              "ggpkit.games.checkers.game:PawnCheckersBarrel", "pawn-checkers-barrel.kif"),
+              "ggpkit.games.checkers.game:PawnCheckersBarrel", "pawn-checkers-barrel.kif",
+              GameSummary(_CHECKERS, _TURNS, Utility.GENERAL_SUM,
+                          (*_COMPILED, "evaluation", "search"))),
     GameEntry("breakthrough-holes", "Breakthrough on 6x6 with four holes; no captures.",
-              "ggpkit.games.breakthrough.game:BreakthroughHoles", "breakthrough-holes.kif"),
+              "ggpkit.games.breakthrough.game:BreakthroughHoles", "breakthrough-holes.kif",
+              GameSummary(_TWO, _TURNS, Utility.ZERO_SUM, (*_COMPILED, "evaluation", "solver"))),
     GameEntry("breakthrough-holes-capture",
               "Breakthrough on 6x6 with four holes; diagonal moves may capture.",
               "ggpkit.games.breakthrough.game:BreakthroughHolesCapture",
-              "breakthrough-holes-capture.kif"),
+              "breakthrough-holes-capture.kif",
+              GameSummary(_TWO, _TURNS, Utility.ZERO_SUM, (*_COMPILED, "evaluation"))),
 ):  # fmt: skip
     register(_entry)
 
@@ -60,6 +98,15 @@ for _entry in (
 def games() -> dict[str, str]:
     """Registered game names with their one-line descriptions."""
     return {name: e.description for name, e in sorted(_REGISTRY.items())}
+
+
+def summary(name: str) -> GameSummary:
+    """What a registered game declares (roles, dynamics, utility, capabilities), from its
+    registry entry when it has a summary (no engine imported), else from the loaded game."""
+    entry = _entry_for(name)
+    if entry.summary is not None:
+        return entry.summary
+    return GameSummary.of(load(name))
 
 
 def rules_path(name: str) -> Path:

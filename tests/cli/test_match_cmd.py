@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -61,8 +62,8 @@ def test_match_then_list_export_import_replay(tiny_kif: Path, tmp_path: Path) ->
         assert store.load(match_id).to_json() == doc
     shown = runner.invoke(app, ["replay", match_id[:8], "--all", "--db", str(other)])
     assert shown.exit_code == 0, shown.output
-    steps = len(doc["moves"])
-    assert f"step {steps}/{steps}" in shown.output and "goals: white=" in shown.output
+    steps = len(doc["moves"])  # the start is step 1, the end step steps + 1
+    assert f"step {steps + 1}/{steps + 1}" in shown.output and "goals: white=" in shown.output
 
 
 def test_replay_steps_forward_and_back(tiny_kif: Path, tmp_path: Path) -> None:
@@ -72,7 +73,36 @@ def test_replay_steps_forward_and_back(tiny_kif: Path, tmp_path: Path) -> None:
     result = runner.invoke(app, ["replay", only_match_id(db), "--db", str(db)], input="\nb\n\nq\n")
     assert result.exit_code == 0, result.output
     titles = [line for line in result.output.splitlines() if ": step " in line]
-    assert [t.split("step ")[1].split("/")[0] for t in titles] == ["0", "1", "0", "1"]
+    assert [t.split("step ")[1].split("/")[0] for t in titles] == ["1", "2", "1", "2"]
+
+
+def test_match_shows_the_opening_board(
+    tiny_kif: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    args = ["match", str(tiny_kif), "--role", "white=random", "--role", "black=random"]
+    result = runner.invoke(app, [*args, "--playclock", "1", "--no-db"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert not [r for r in caplog.records if "observer failed" in r.getMessage()]
+    titles = [line for line in result.output.splitlines() if "─ tiny: step" in line]
+    assert "tiny: step 1 (start)" in titles[0]
+    assert "tiny: step 2" in titles[1]
+    start = result.output.split("tiny: step 2")[0]
+    assert "(count 0)" in start and "moves of step" not in start
+
+
+def test_replay_header_names_the_step_the_board_shows(tmp_path: Path) -> None:
+    """pawn-checkers draws its step counter (1 at the start): the title gives the same step."""
+    db = tmp_path / "m.sqlite3"
+    arena = ["arena", "pawn-checkers", "random", "random", "-n", "1", "-j", "1", "--seed", "5"]
+    assert runner.invoke(app, [*arena, "--db", str(db)]).exit_code == 0
+    shown = runner.invoke(app, ["replay", only_match_id(db), "--all", "--db", str(db)])
+    assert shown.exit_code == 0, shown.output
+    titles = re.findall(r": step (\d+)/(\d+)", shown.output)
+    boards = re.findall(r"│ step (\d+), ", shown.output)
+    assert len(titles) == len(boards) > 10
+    assert [t for t, _ in titles] == boards == [str(i) for i in range(1, len(boards) + 1)]
+    assert {total for _, total in titles} == {str(len(boards))}
+    assert "moves of step 1:" in shown.output.split(": step 2/")[1].split(": step 3/")[0]
 
 
 def test_match_with_a_remote_gdl_player(tiny_kif: Path, tmp_path: Path) -> None:
@@ -95,7 +125,7 @@ def test_match_with_a_remote_gdl_player(tiny_kif: Path, tmp_path: Path) -> None:
     [
         (["--role", "white=random"], "no player for black"),
         (["--role", "white"], "expected ROLE=SPEC"),
-        (["--role", "red=random"], "has roles white, black"),
+        (["--role", "red=random"], "has 2 roles: white, black"),
         (["--role", "white=nosuchagent", "--role", "black=random"], "nosuchagent"),
     ],
 )
@@ -142,7 +172,7 @@ def test_import_a_ggp_base_record_with_rules_given(tiny_kif: Path, tmp_path: Pat
     assert ";" not in record.rules  # comments stripped, as in the records ggpkit writes
     shown = runner.invoke(app, ["replay", "Base.tiny.1", "--all", "--db", str(db)])
     assert shown.exit_code == 0, shown.output
-    assert "step 2/2" in shown.output and "goals: white=0, black=100" in shown.output
+    assert "step 3/3" in shown.output and "goals: white=0, black=100" in shown.output
 
 
 def test_unknown_match_id_is_one_line(tmp_path: Path) -> None:

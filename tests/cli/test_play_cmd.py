@@ -74,7 +74,8 @@ def test_user_errors_are_one_line() -> None:
     bad_role = RUNNER.invoke(app, ["play", "peg", "--as", "robot"])
     assert "unknown role 'robot'; the roles are jumper" in str(bad_role.exception)
     missing = RUNNER.invoke(app, ["play", "nowhere/none.kif"])
-    assert "no such game file: nowhere/none.kif" in str(missing.exception)
+    assert isinstance(missing.exception, FileNotFoundError)  # main() prints path: no such file
+    assert missing.exception.filename == "nowhere/none.kif"
     bad_agent = RUNNER.invoke(app, ["play", "breakthrough-holes", "--opponent", "wizard"])
     assert bad_agent.exit_code == 2
     assert "unknown agent 'wizard'" in bad_agent.output
