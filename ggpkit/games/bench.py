@@ -136,7 +136,8 @@ def bench(
             except Exception as e:  # any failure of someone's engine is a note, not a crash
                 rows.append(BenchRow(name, engine, None, None, 0, 0, _error_note("not loaded", e)))
                 continue
-            say(f"{name} ({engine}): warm-up and {repeat} runs of ~{seconds:g}s")
+            runs = f"{repeat} run{'' if repeat == 1 else 's'}"
+            say(f"{name} ({engine}): warm-up and {runs} of ~{seconds:g}s")
             try:
                 m = measure(game, seconds, repeat)
             except Exception as e:

@@ -303,8 +303,10 @@ def run_arena(
     loaded = load(game) if isinstance(game, str) else game
     if len(specs) != len(loaded.roles):
         raise ArenaError(
-            f"{loaded.name} has {len(loaded.roles)} roles ({', '.join(loaded.roles)}): "
-            f"give {len(loaded.roles)} agents, got {len(specs)}"
+            f"{loaded.name} has {len(loaded.roles)} role{'' if len(loaded.roles) == 1 else 's'} "
+            f"({', '.join(loaded.roles)}): "
+            f"give {len(loaded.roles)} agent{'' if len(loaded.roles) == 1 else 's'}, "
+            f"got {len(specs)}"
         )
     if matches < 1:
         raise ArenaError("--matches must be at least 1")
