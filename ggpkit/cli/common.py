@@ -101,7 +101,10 @@ def listening_socket(host: str, port: int) -> socket.socket:
     until the server accepts them.
     """
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP said outright: asyncio sets TCP_NODELAY on accepted connections only
+    # when the listening socket says so; without it every reply waits ~40 ms (Nagle
+    # meeting delayed ACKs).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))

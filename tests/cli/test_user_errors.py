@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import os
 import signal
@@ -124,3 +125,26 @@ def test_web_prints_its_address_once_it_listens(tmp_path: Path) -> None:
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(20)
+
+
+def test_connections_to_a_served_socket_send_without_delay() -> None:
+    """Replies leave at once: accepted connections have TCP_NODELAY (else ~40 ms each)."""
+    from ggpkit.cli.common import listening_socket
+
+    async def nodelay_of_accepted() -> int:
+        accepted: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+        def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            sock = writer.get_extra_info("socket")
+            accepted.set_result(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            writer.close()
+
+        sock = listening_socket("127.0.0.1", 0)
+        server = await asyncio.start_server(on_connect, sock=sock)
+        _, writer = await asyncio.open_connection("127.0.0.1", sock.getsockname()[1])
+        value = await asyncio.wait_for(accepted, 10)
+        writer.close()
+        server.close()
+        return value
+
+    assert asyncio.run(nodelay_of_accepted()) != 0
