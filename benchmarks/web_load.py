@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import random
 import socket
 import statistics
@@ -21,8 +22,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-
-import httpx
+from typing import Any
 
 GAMES = ("breakthrough-holes", "pawn-checkers", "peg")
 
@@ -33,15 +33,34 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-async def wait_up(client: httpx.AsyncClient) -> None:
-    for _ in range(600):
-        try:
-            if (await client.get("/api/agents")).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        await asyncio.sleep(0.1)
-    raise SystemExit("ggpkit web did not start")
+class Connection:
+    """One keep-alive HTTP/1.1 connection speaking JSON: a lean client, so that the load
+    generator (on the same 2 cores) is not what is measured."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def request(
+        self, method: str, path: str, body: object = None, headers: dict[str, str] | None = None
+    ) -> tuple[int, Any]:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        assert self.reader is not None
+        data = b"" if body is None else json.dumps(body).encode()
+        head = [f"{method} {path} HTTP/1.1", f"Host: {self.host}:{self.port}",
+                f"Content-Length: {len(data)}", "Content-Type: application/json"]  # fmt: skip
+        head += [f"{k}: {v}" for k, v in (headers or {}).items()]
+        self.writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + data)
+        status_line = await self.reader.readline()
+        length = 0
+        while (line := await self.reader.readline()) not in (b"\r\n", b""):
+            name, _, value = line.decode("latin-1").partition(":")
+            if name.lower() == "content-length":
+                length = int(value)
+        payload = await self.reader.readexactly(length)
+        return int(status_line.split()[1]), json.loads(payload) if payload else None
 
 
 class Tally:
@@ -51,64 +70,85 @@ class Tally:
         self.latencies: dict[str, list[float]] = {}
         self.failures = 0
 
-    async def call(self, kind: str, request: object) -> httpx.Response | None:
+    async def call(
+        self, kind: str, conn: Connection, method: str, path: str, body: object = None,
+        headers: dict[str, str] | None = None,
+    ) -> tuple[int, Any]:  # fmt: skip
         start = time.perf_counter()
         try:
-            response = await request  # type: ignore[misc]
-        except httpx.HTTPError:
+            status, data = await conn.request(method, path, body, headers)
+        except (OSError, asyncio.IncompleteReadError, ValueError):
             self.failures += 1
-            return None
+            conn.writer = None
+            return 599, None
         self.latencies.setdefault(kind, []).append(time.perf_counter() - start)
-        if response.status_code >= 500:
+        if status >= 500:
             self.failures += 1
-        return response
+        return status, data
 
 
-async def player(client: httpx.AsyncClient, tally: Tally, rng: random.Random, until: float) -> None:
+async def player(
+    conn: Connection,
+    tally: Tally,
+    roles: dict[str, list[str]],
+    rng: random.Random,
+    until: float,
+    think: float,
+) -> None:
+    """A person playing game after game against the random agent, ``think`` s per action."""
     while time.monotonic() < until:
         game = rng.choice(GAMES)
-        roles = (await client.get("/api/games")).json()
-        role = next(g["roles"] for g in roles if g["name"] == game)[0]
-        seats = {r: "human" if r == role else "random" for r in next(
-            g["roles"] for g in roles if g["name"] == game)}  # fmt: skip
+        role = roles[game][0]
+        seats = {r: "human" if r == role else "random" for r in roles[game]}
         body = {"game": game, "seats": seats, "agent_time": 0.2}
-        r = await tally.call("create", client.post("/api/sessions", json=body))
-        if r is None or r.status_code != 201:
+        status, view = await tally.call("create", conn, "POST", "/api/sessions", body)
+        if status != 201:
             continue
-        view = r.json()
-        sid, headers = view["id"], {"X-Session-Token": view["token"]}
+        sid, token = view["id"], {"X-Session-Token": view["token"]}
         while not view["finished"] and time.monotonic() < until:
+            await asyncio.sleep(rng.uniform(0, 2 * think))
             if view["humans_to_move"]:
-                legal = view["legal"][role]
-                move = {"role": role, "move": rng.choice(legal)["move"], "version": view["version"]}
+                move = {"role": role, "move": rng.choice(view["legal"][role])["move"],
+                        "version": view["version"]}  # fmt: skip
                 url = f"/api/sessions/{sid}/move"
-                r = await tally.call("move", client.post(url, json=move, headers=headers))
+                status, new = await tally.call("move", conn, "POST", url, move, token)
             else:
-                r = await tally.call(
-                    "agent", client.post(f"/api/sessions/{sid}/agent", headers=headers)
-                )
-            if r is None or r.status_code != 200:
-                r = await tally.call("view", client.get(f"/api/sessions/{sid}"))
-                if r is None:
+                url = f"/api/sessions/{sid}/agent"
+                status, new = await tally.call("agent", conn, "POST", url, None, token)
+            if status != 200:
+                status, new = await tally.call("view", conn, "GET", f"/api/sessions/{sid}")
+                if status != 200:
                     break
-            view = r.json()
+            view = new
 
 
-async def run(url: str, clients: int, seconds: float, seed: int) -> Tally:
+async def run(url: str, clients: int, seconds: float, seed: int, think: float) -> Tally:
+    host, port = url.removeprefix("http://").rstrip("/").split(":")
+    probe = Connection(host, int(port))
+    for _ in range(600):
+        try:
+            status, games = await probe.request("GET", "/api/games")
+            if status == 200:
+                break
+        except OSError:
+            probe.writer = None
+        await asyncio.sleep(0.1)
+    else:
+        raise SystemExit("ggpkit web did not start")
+    roles = {g["name"]: g["roles"] for g in games}
     tally = Tally()
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
-        await wait_up(client)
-        until = time.monotonic() + seconds
-        await asyncio.gather(
-            *(player(client, tally, random.Random(seed + i), until) for i in range(clients))
-        )
+    until = time.monotonic() + seconds
+    await asyncio.gather(*(
+        player(Connection(host, int(port)), tally, roles, random.Random(seed + i), until, think)
+        for i in range(clients)
+    ))  # fmt: skip
     return tally
 
 
-def report(tally: Tally, seconds: float, clients: int) -> None:
+def report(tally: Tally, seconds: float, clients: int, think: float) -> None:
     total = sum(len(v) for v in tally.latencies.values())
-    print(f"{clients} clients, {seconds:g} s: {total / seconds:.1f} requests/s, "
+    rate = total / seconds
+    print(f"{clients} clients thinking {think:g} s, {seconds:g} s: {rate:.1f} requests/s, "
           f"{tally.failures} failures")  # fmt: skip
     print(f"| {'request':<8} | {'count':>6} | {'p50 ms':>8} | {'p99 ms':>8} | {'max ms':>8} |")
     print(f"|{'-' * 10}|{'-' * 8}|{'-' * 10}|{'-' * 10}|{'-' * 10}|")
@@ -124,6 +164,12 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=100)
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        help="mean seconds a player waits before each action (0: as fast as answered)",
+    )
     parser.add_argument("--url", help="a running server on 127.0.0.1 (default: start one)")
     args = parser.parse_args()
     if not 1 <= args.clients <= 1000 or not 0 < args.seconds <= 600:
@@ -131,8 +177,8 @@ def main() -> None:
     if args.url:
         if not args.url.startswith(("http://127.0.0.1:", "http://localhost:")):
             parser.error("--url must be on this machine (http://127.0.0.1:PORT)")
-        report(asyncio.run(run(args.url, args.clients, args.seconds, args.seed)), args.seconds,
-               args.clients)  # fmt: skip
+        tally = asyncio.run(run(args.url, args.clients, args.seconds, args.seed, args.think))
+        report(tally, args.seconds, args.clients, args.think)
         return
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
@@ -141,12 +187,12 @@ def main() -> None:
         server = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             tally = asyncio.run(
-                run(f"http://127.0.0.1:{port}", args.clients, args.seconds, args.seed)
+                run(f"http://127.0.0.1:{port}", args.clients, args.seconds, args.seed, args.think)
             )
         finally:
             server.terminate()
             server.wait(10)
-    report(tally, args.seconds, args.clients)
+    report(tally, args.seconds, args.clients, args.think)
 
 
 if __name__ == "__main__":
