@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import socket
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -74,7 +75,20 @@ MIGRATIONS: list[str] = [
     """
     CREATE TABLE secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
     """,
+    # 3: which process is writing each unfinished match (to end a dead writer's matches)
+    """
+    CREATE TABLE writers (
+        match_id TEXT PRIMARY KEY REFERENCES matches(match_id) ON DELETE CASCADE,
+        host TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        started TEXT NOT NULL
+    );
+    """,
 ]
+
+RESTORED_SOURCES = frozenset({"web"})
+"""Sources whose unfinished matches live on after their writer (the web app restores
+its sessions), so they are never ended as abandoned."""
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -126,6 +140,8 @@ class MatchStore:
             raise StoreError(f"{path}: not a usable match database ({e})") from None
         self._lock = threading.RLock()
         self._migrate()
+        self.abandoned = self._end_abandoned()
+        """Ids of the matches found abandoned (and ended as aborted) when the store opened."""
 
     def close(self) -> None:
         with self._lock:
@@ -172,9 +188,17 @@ class MatchStore:
     # ---- the recorder interface ----------------------------------------------------------------
 
     def match_started(self, record: MatchRecord) -> None:
-        """Write the header and initial state (replacing an earlier match of the same id)."""
+        """Write the header and initial state (replacing an earlier match of the same id).
+
+        The writing process is noted with it, so that if it dies before the match ends,
+        the next process to open the store ends the match as aborted.
+        """
         with self._transaction() as db:
             self._write_header(db, record)
+            db.execute(
+                "INSERT OR REPLACE INTO writers (match_id, host, pid, started) VALUES (?,?,?,?)",
+                (record.match_id, socket.gethostname(), os.getpid(), _process_start(os.getpid())),
+            )
 
     def step_played(self, record: MatchRecord) -> None:
         """Write the record's last step."""
@@ -185,6 +209,7 @@ class MatchStore:
     def match_ended(self, record: MatchRecord) -> None:
         """Write the result (completed with goals, or aborted)."""
         with self._transaction() as db:
+            db.execute("DELETE FROM writers WHERE match_id=?", (record.match_id,))
             db.execute(
                 "UPDATE matches SET is_completed=?, is_aborted=?, goal_values=? WHERE match_id=?",
                 (
@@ -307,6 +332,26 @@ class MatchStore:
 
     # ---- internals -------------------------------------------------------------------------------
 
+    def _end_abandoned(self) -> list[str]:
+        """End as aborted the unfinished matches whose writer on this host has died."""
+        host = socket.gethostname()
+        with self._transaction() as db:
+            rows = db.execute(
+                "SELECT w.match_id, w.pid, w.started, m.source FROM writers w "
+                "JOIN matches m ON m.match_id = w.match_id "
+                "WHERE w.host=? AND m.is_completed=0 AND m.is_aborted=0",
+                (host,),
+            ).fetchall()
+            dead = [
+                match_id
+                for match_id, pid, started, source in rows
+                if source not in RESTORED_SOURCES and _process_start(pid) != started
+            ]
+            for match_id in dead:
+                db.execute("UPDATE matches SET is_aborted=1 WHERE match_id=?", (match_id,))
+                db.execute("DELETE FROM writers WHERE match_id=?", (match_id,))
+        return dead
+
     def _resolve(self, match_id: str) -> str:
         exact = self._db.execute("SELECT 1 FROM matches WHERE match_id=?", (match_id,)).fetchone()
         if exact:
@@ -367,3 +412,24 @@ class MatchStore:
                 state_time,
             ),
         )
+
+
+def _process_start(pid: int) -> str:
+    """What tells this process apart from a later one with the same pid ("" when it is gone).
+
+    Its start time in clock ticks since boot, from ``/proc``; where there is no
+    ``/proc``, only whether the pid is alive.
+    """
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        fields = stat.rsplit(")", 1)[1].split()
+        return "" if fields[0] in ("Z", "X") else fields[19]
+    except (OSError, IndexError):
+        pass
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return ""
+    except PermissionError:
+        return "alive"
+    return "" if Path("/proc/self/stat").exists() else "alive"

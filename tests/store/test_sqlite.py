@@ -203,3 +203,57 @@ def test_a_new_migration_upgrades_an_old_file_in_place(
         assert db.execute("SELECT note FROM matches").fetchone() == ("x",)
         versions = [v for (v,) in db.execute("SELECT version FROM schema_version ORDER BY 1")]
     assert versions == list(range(1, len(upgraded) + 1))
+
+
+_WRITER = """
+import sys, time
+from ggpkit.match.records import MatchRecord
+from ggpkit.store.sqlite import MatchStore
+store = MatchStore(sys.argv[1])
+record = MatchRecord(match_id=sys.argv[2], game_name="tiny", rules="", roles=["a"],
+                     start_clock=10, play_clock=5, player_names=["p"], is_human=[False],
+                     source=sys.argv[3])
+record.add_state("(count 0)")
+store.match_started(record)
+print("started", flush=True)
+time.sleep(120)
+"""
+
+
+def _start_in_a_process(db: Path, match_id: str, source: str) -> subprocess.Popen[str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _WRITER, str(db), match_id, source],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "started"
+    return proc
+
+
+def test_matches_of_a_killed_writer_are_ended_as_aborted_at_the_next_open(tmp_path: Path) -> None:
+    db = tmp_path / "m.sqlite3"
+    dead = _start_in_a_process(db, "killed-referee", "referee")
+    web = _start_in_a_process(db, "killed-web", "web")
+    alive = _start_in_a_process(db, "live-referee", "referee")
+    try:
+        for proc in (dead, web):
+            proc.kill()
+            proc.wait()
+        with MatchStore(db) as store:
+            assert store.abandoned == ["killed-referee"]
+            status = {m.match_id: (m.is_completed, m.is_aborted) for m in store.matches()}
+        assert status["killed-referee"] == (False, True)
+        assert status["live-referee"] == (False, False)  # its writer is still at it
+        assert status["killed-web"] == (False, False)  # web sessions are restored instead
+    finally:
+        alive.kill()
+        alive.wait()
+
+
+def test_a_finished_match_is_never_ended_again(tmp_path: Path) -> None:
+    db = tmp_path / "m.sqlite3"
+    with MatchStore(db) as store:
+        record = play_tiny(store)
+    with MatchStore(db) as store:
+        assert store.abandoned == []
+        again = store.load(record.match_id)
+    assert again.is_completed and not again.is_aborted
