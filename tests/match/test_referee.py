@@ -25,6 +25,10 @@ from match.support import (
     SleepyAgent,
     TinyGame,
     free_port,
+    good_reply,
+    http_reply,
+    keyword,
+    raw_player,
     stub_loader,
 )
 
@@ -81,56 +85,30 @@ def test_referee_against_two_player_servers() -> None:
 # ---- faulty remote players --------------------------------------------------------------------
 
 
-async def _read_request(reader: asyncio.StreamReader) -> str:
-    head = await reader.readuntil(b"\r\n\r\n")
-    length = 0
-    for line in head.decode("latin-1").split("\r\n"):
-        if line.lower().startswith("content-length:"):
-            length = int(line.split(":", 1)[1])
-    return (await reader.readexactly(length)).decode()
-
-
-def _http_reply(body: str, status: str = "200 OK") -> bytes:
-    data = body.encode()
-    return (
-        f"HTTP/1.0 {status}\r\nContent-Type: text/acl\r\nContent-Length: {len(data)}\r\n\r\n"
-    ).encode() + data
-
-
 @contextlib.asynccontextmanager
 async def faulty_player(mode: str) -> AsyncIterator[str]:
     """A raw player that answers START/STOP properly and every PLAY with the fault ``mode``."""
 
-    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            message = (await _read_request(reader)).strip().upper()
-            if not message.startswith("(PLAY"):
-                reply = "ready" if message.startswith("(START") else "done"
-                writer.write(_http_reply(reply))
-            elif mode == "slow":
-                await asyncio.sleep(4)
-                writer.write(_http_reply("(add 1)"))
-            elif mode == "garbage":
-                writer.write(_http_reply("%%% ((("))
-            elif mode == "illegal":
-                writer.write(_http_reply("(add 7)"))
-            elif mode == "http500":
-                writer.write(_http_reply("oops", "500 Internal Server Error"))
-            elif mode == "half-reply":
-                writer.write(b"HTTP/1.0 200 OK\r\nContent-Length: 50\r\n\r\n(add")
-            # "disconnect": close without a word
-            await writer.drain()
-        except (ConnectionError, asyncio.IncompleteReadError):
-            pass
-        finally:
-            writer.close()
+    async def handle(
+        message: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        if keyword(message) != "PLAY":
+            writer.write(http_reply(good_reply(message)))
+        elif mode == "slow":
+            await asyncio.sleep(4)
+            writer.write(http_reply("(add 1)"))
+        elif mode == "garbage":
+            writer.write(http_reply("%%% ((("))
+        elif mode == "illegal":
+            writer.write(http_reply("(add 7)"))
+        elif mode == "http500":
+            writer.write(http_reply("oops", "500 Internal Server Error"))
+        elif mode == "half-reply":
+            writer.write(b"HTTP/1.0 200 OK\r\nContent-Length: 50\r\n\r\n(add")
+        # "disconnect": close without a word
 
-    server = await asyncio.start_server(handle, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}/"
-    finally:
-        server.close()
+    async with raw_player(handle) as url:
+        yield url
 
 
 FAULTS = [
