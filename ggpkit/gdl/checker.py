@@ -9,7 +9,9 @@ Description Language Specification*) as real game managers apply it:
 * ``arity``: a relation used with different numbers of arguments, or a keyword with the
   wrong number;
 * ``keyword``: a keyword where it may not stand (``true``/``does`` as a rule head,
-  ``init``/``next`` inside a body, ``role`` other than as a ground fact, ...);
+  ``init``/``next`` inside a body, ``role`` other than as a fact, ``<=`` anywhere but
+  at the top level, ...), a role that is no constant or is declared twice, a number or
+  a string standing as a sentence;
 * ``dependency``: ``init``, ``role``, ``base``, ``input`` depending on ``true`` or ``does``,
   ``init`` on the state relations, or ``legal``/``goal``/``terminal`` on ``does``;
 * ``safety``: a variable of the head, of a negation or of a ``distinct`` that no positive
@@ -43,7 +45,7 @@ from ggpkit.gdl.game_rules import (
     strongly_connected_components,
 )
 from ggpkit.gdl.kif import GdlSyntaxError, Rule, parse_rules
-from ggpkit.gdl.terms import Const, Func, Pos, Term, Var, is_ground, variables
+from ggpkit.gdl.terms import Const, Func, Pos, Term, Var, is_ground, is_number, variables
 
 # Fixed arities of the GDL keywords used as relations.
 KEYWORD_ARITY = {
@@ -168,28 +170,72 @@ def _check_gdl2(rules: Sequence[Rule], report: _Report) -> None:
 
 
 def _check_keywords(rules: Sequence[Rule], report: _Report) -> None:
+    roles: dict[str, Term] = {}
     for rule in rules:
         head = rule.head
         name = relation(head)
         if name in ("true", "does"):
             report.error(head, "keyword", f"'{name}' may only appear in a rule body, not as a head")
-        elif name in ("not", "or", "distinct", "<="):
+        elif name in ("not", "or", "distinct"):
             report.error(head, "keyword", f"'{name}' cannot be the head of a rule")
         elif name == "role":
-            if rule.body:
-                report.error(head, "keyword", "'role' must be given as a fact, not by a rule")
-            elif not is_ground(head):
-                report.error(head, "keyword", "a 'role' fact must be ground (no variables)")
-        if isinstance(head, Const) and head.name.lstrip("-").isdigit():
-            report.error(head, "keyword", f"a number cannot be a relation: '{head.name}'")
+            _check_role(rule, roles, report)
+        _check_not_a_value(head, report)
         for lit in rule.body:
             _check_body_literal(lit, report)
+        _check_nested_implications(rule, report)
+
+
+def _check_role(rule: Rule, roles: dict[str, Term], report: _Report) -> None:
+    """A role is a constant given once by a fact: the roles are a fixed, ordered list."""
+    head = rule.head
+    if rule.body:
+        report.error(head, "keyword", "'role' must be given as a fact, not by a rule")
+        return
+    if not isinstance(head, Func) or len(head.args) != 1:
+        return  # the arity check reports it
+    role = head.args[0]
+    if not isinstance(role, Const):
+        report.error(role, "keyword", f"a role must be a constant, found {role}")
+        return
+    first = roles.get(role.name)
+    if first is None:
+        roles[role.name] = head
+        return
+    where = f" (first at {first.pos.line}:{first.pos.col})" if first.pos else ""
+    report.error(head, "keyword", f"duplicate role '{role.name}'{where}")
+
+
+def _check_not_a_value(atom: Term, report: _Report) -> None:
+    """A number or a string standing where a sentence must (the reader refuses them as
+    the name of a list, but a bare constant is read as a sentence of arity 0)."""
+    if isinstance(atom, Const) and is_number(atom.name):
+        report.error(atom, "keyword", f"a number cannot be a relation: '{atom.name}'")
+    elif isinstance(atom, Const) and atom.name.startswith('"'):
+        report.error(atom, "keyword", f"a string cannot be a relation: {atom.name}")
+
+
+def _check_nested_implications(rule: Rule, report: _Report) -> None:
+    """``<=`` makes a rule out of a top-level term; anywhere inside one it means nothing
+    (GDL has no rules inside rules), so every nested ``<=`` is an error."""
+    todo: list[Term] = [rule.head, *rule.body]
+    while todo:
+        term = todo.pop()
+        if term.name == "<=":
+            report.error(
+                term,
+                "keyword",
+                "an implication '<=' may stand only at the top level, not inside a rule or term",
+            )
+        if isinstance(term, Func):
+            todo.extend(term.args)
 
 
 def _check_body_literal(lit: Term, report: _Report) -> None:
     if isinstance(lit, Var):
         report.error(lit, "keyword", f"a body literal cannot be a variable '{lit}'")
         return
+    _check_not_a_value(lit, report)
     name = lit.name
     if name == "not":
         if isinstance(lit, Func) and len(lit.args) == 1:
@@ -425,7 +471,7 @@ def _check_recursion_restriction(
 
 
 def _check_undefined(rules: Sequence[Rule], report: _Report) -> None:
-    defined = {relation(r.head) for r in rules} | {"true", "does"}
+    defined = {relation(r.head) for r in rules} | {"true", "does", "<="}  # '<=': an error
     for rule in rules:
         for lit in rule.body:
             for atom, _ in body_atoms(lit):

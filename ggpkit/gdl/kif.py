@@ -5,16 +5,28 @@ Case rules follow the GDL specification as real managers use it: the keywords
 ``terminal``, ``distinct``, ``not``, ``or``, ``base``, ``input``, ``<=``) are
 read case-insensitively and stored lower-case; every other symbol keeps its case.
 Comments run from ``;`` to the end of the line.
+
+GDL games have no strings, but KIF does: a string literal ``"..."`` (``\\`` escapes,
+on one line) is read as one constant, quotes included, so it can never be split
+into two symbols; an unterminated string, or one glued to a symbol, is a syntax
+error where it goes wrong. A relation or function name is a symbol: never a variable, a
+number or a string.
+
+The reader refuses hostile input before any recursive code sees it: a text longer
+than :data:`MAX_TEXT_CHARS` characters, or terms nested deeper than :data:`MAX_DEPTH`
+levels, raise :class:`GdlLimitError` at the place where the limit is crossed. The
+reader itself keeps an explicit stack, so it never recurses.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from ggpkit.errors import GgpkitError
-from ggpkit.gdl.terms import Const, Func, Pos, Term, Var
+from ggpkit.gdl.terms import Const, Func, Pos, Term, Var, is_number
 
 KEYWORDS = frozenset(
     {
@@ -33,6 +45,20 @@ class GdlSyntaxError(GgpkitError, ValueError):
         self.message = message
 
 
+class GdlLimitError(GdlSyntaxError):
+    """A KIF text over a reader limit (too long, nested too deep), at the place it is crossed."""
+
+
+MAX_DEPTH = 100
+"""Deepest nesting of parentheses the reader accepts (``(role a)`` is 1 level).
+
+The public games nest at most 27 levels; the checker and the reasoners walk terms
+recursively, and 100 levels keeps them far below Python's recursion limit."""
+
+MAX_TEXT_CHARS = 5_000_000
+"""Longest text, in characters, the reader accepts (the largest public game has 69,000)."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Token:
     kind: str  # "(" | ")" | "atom"
@@ -40,11 +66,13 @@ class _Token:
     pos: Pos
 
 
-_TOKEN_RE = re.compile(r"\s+|;[^\n]*|\(|\)|[^\s();]+")
+_TOKEN_RE = re.compile(r'''\s+|;[^\n]*|\(|\)|"(?:[^"\\\n]|\\.)*"|[^\s();"]+|"''')
+"""Whitespace, a comment, a parenthesis, a string on one line, a symbol, or a lone quote."""
 
 
 def _tokens(text: str, file: str) -> Iterator[_Token]:
     line, line_start = 1, 0
+    atom_end = -1  # where the last symbol or string ended, to find two glued together
     for m in _TOKEN_RE.finditer(text):
         s = m.group()
         pos = Pos(file, line, m.start() - line_start + 1)
@@ -56,8 +84,35 @@ def _tokens(text: str, file: str) -> Iterator[_Token]:
             continue
         if s == "(" or s == ")":
             yield _Token(s, s, pos)
-        else:
-            yield _Token("atom", s, pos)
+            continue
+        if s == '"':
+            raise GdlSyntaxError(pos, "this string is never closed: expected '\"' on the same line")
+        if m.start() == atom_end:
+            raise GdlSyntaxError(
+                pos, "a string must be separated from the symbol next to it by a space"
+            )
+        atom_end = m.end()
+        yield _Token("atom", s, pos)
+
+
+def _check_length(text: str, file: str) -> None:
+    """Refuse a text over :data:`MAX_TEXT_CHARS` at the first character past the limit."""
+    if len(text) <= MAX_TEXT_CHARS:
+        return
+    line = text.count("\n", 0, MAX_TEXT_CHARS) + 1
+    col = MAX_TEXT_CHARS - (text.rfind("\n", 0, MAX_TEXT_CHARS) + 1) + 1
+    raise GdlLimitError(
+        Pos(file, line, col),
+        f"the text is longer than {MAX_TEXT_CHARS:,} characters, the most a game may have",
+    )
+
+
+def read_kif_file(path: Path | str) -> str:
+    """The text of a ``.kif`` file, reading no more than the reader would accept."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        text = f.read(MAX_TEXT_CHARS + 1)
+    _check_length(text, str(path))
+    return text
 
 
 def _symbol(text: str) -> str:
@@ -73,13 +128,40 @@ def _atom_term(tok: _Token) -> Term:
     return Const(_symbol(tok.text), tok.pos)
 
 
-def _parse_terms(tokens: list[_Token], end_pos: Pos) -> list[Term]:
-    """Parse a token list into a list of top-level terms (iterative, so deep nesting is safe)."""
+def _is_string(term: Term) -> bool:
+    return isinstance(term, Const) and term.name.startswith('"')
+
+
+def _name_of(head: Term, open_pos: Pos) -> str:
+    """The relation or function name a list starts with: a symbol, never a variable,
+    a number or a string (those are values, and GDL has no higher-order terms)."""
+    if isinstance(head, Const) and not is_number(head.name) and not _is_string(head):
+        return head.name
+    if isinstance(head, Var):
+        found = f"the variable '{head}'"
+    elif _is_string(head):
+        found = f"the string {head}"
+    elif is_number(head.name):
+        found = f"the number '{head}'"
+    else:
+        found = f"'{head}'"
+    raise GdlSyntaxError(
+        head.pos or open_pos, f"expected a relation or function name after '(', found {found}"
+    )
+
+
+def _parse_terms(tokens: Iterable[_Token]) -> list[Term]:
+    """Parse tokens into top-level terms, with an explicit stack so that no nesting can
+    overflow Python's, and no term deeper than :data:`MAX_DEPTH` is ever built."""
     out: list[Term] = []
     # Each frame: (open-paren position, list of collected items)
     stack: list[tuple[Pos, list[Term]]] = []
     for tok in tokens:
         if tok.kind == "(":
+            if len(stack) >= MAX_DEPTH:
+                raise GdlLimitError(
+                    tok.pos, f"terms are nested deeper than {MAX_DEPTH} levels, the most allowed"
+                )
             stack.append((tok.pos, []))
         elif tok.kind == ")":
             if not stack:
@@ -89,13 +171,7 @@ def _parse_terms(tokens: list[_Token], end_pos: Pos) -> list[Term]:
                 raise GdlSyntaxError(
                     open_pos, "empty list '()': expected a relation or function name"
                 )
-            head = items[0]
-            if not isinstance(head, Const):
-                raise GdlSyntaxError(
-                    head.pos or open_pos,
-                    f"expected a relation or function name after '(', found '{head}'",
-                )
-            term: Term = Func(head.name, tuple(items[1:]), open_pos)
+            term: Term = Func(_name_of(items[0], open_pos), tuple(items[1:]), open_pos)
             (stack[-1][1] if stack else out).append(term)
         else:
             (stack[-1][1] if stack else out).append(_atom_term(tok))
@@ -105,10 +181,9 @@ def _parse_terms(tokens: list[_Token], end_pos: Pos) -> list[Term]:
 
 
 def parse_terms(text: str, file: str = "<string>") -> list[Term]:
-    """Read every top-level term of a KIF text."""
-    toks = list(_tokens(text, file))
-    lines = text.count("\n") + 1
-    return _parse_terms(toks, Pos(file, lines, 1))
+    """Read every top-level term of a KIF text (refused whole when over the length limit)."""
+    _check_length(text, file)
+    return _parse_terms(_tokens(text, file))
 
 
 def parse_term(text: str, file: str = "<string>") -> Term:

@@ -13,6 +13,7 @@ built by hand.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
@@ -64,6 +65,15 @@ class Func:
 
 
 Term: TypeAlias = Const | Var | Func
+
+
+_NUMBER_RE = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+def is_number(name: str) -> bool:
+    """True for a KIF number (``3``, ``-2``, ``1.5``): a value, never a relation or function
+    name, so the reader and the checker refuse one where a name must stand."""
+    return _NUMBER_RE.fullmatch(name) is not None
 
 
 def const(name: str) -> Const:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from ggpkit.gdl.checker import GDL2_MESSAGE, Problem, check_file, check_text, errors
+from ggpkit.gdl.kif import MAX_DEPTH
 
 # A minimal valid game; each bad case below adds or changes a line of it.
 GOOD = """\
@@ -67,6 +68,17 @@ def test_syntax_error_is_one_problem_with_its_position() -> None:
          "(<= (r2 ?a ?b) (r ?a) (succ ?a ?b))", "recursion", 10, 28, "recursion restriction"),
         # goal values
         ("(<= (goal a 101) (true (p 1)))", "goal", 9, 13, "integer 0..100"),
+        # an implication inside a rule, as a literal or as an argument
+        ("(<= (r 1) (<= (s 1) (succ 1 2)))", "keyword", 9, 11, "only at the top level"),
+        ("(<= (r 1) (succ 1 2) (not (<= (s 1) (succ 1 2))))", "keyword", 9, 27,
+         "only at the top level"),
+        ("(t (<= (s 1) (succ 1 2)))", "keyword", 9, 4, "only at the top level"),
+        # roles: constants, each once
+        ("(role (f a))", "keyword", 9, 7, "a role must be a constant"),
+        ("(role ?r)", "keyword", 9, 7, "a role must be a constant"),
+        ("(role a)", "keyword", 9, 1, "duplicate role 'a' (first at 1:1)"),
+        # a number is no sentence
+        ("(<= (r 1) (succ 1 2) 7)", "keyword", 9, 22, "a number cannot be a relation"),
     ],
 )  # fmt: skip
 def test_each_error_class_is_found_at_its_position(
@@ -78,6 +90,22 @@ def test_each_error_class_is_found_at_its_position(
     assert (found[0].pos.line, found[0].pos.col) == (line, col), str(found[0])
     assert words in found[0].message
     assert str(found[0]).startswith(f"bad.kif:{line}:{col}: error: ")
+
+
+def test_nesting_1000_deep_is_one_syntax_problem_not_a_recursion_error() -> None:
+    body = "(not " * 1000 + "(true (p 1))" + ")" * 1000
+    problems = check_text(GOOD + f"(<= (r 1) {body})\n", "deep.kif")
+    assert [(p.code, p.pos.line, p.pos.col) for p in problems] == [
+        ("syntax", 9, len("(<= (r 1) ") + 5 * (MAX_DEPTH - 1) + 1)
+    ]
+    assert f"{MAX_DEPTH} levels" in problems[0].message
+
+
+def test_nesting_at_the_limit_is_checked_without_error() -> None:
+    term = "(f " * (MAX_DEPTH - 3) + "1" + ")" * (MAX_DEPTH - 3)
+    body = "(not " * (MAX_DEPTH - 3) + "(true (p 1))" + ")" * (MAX_DEPTH - 3)
+    text = GOOD + f"(q {term})\n(<= (r ?x) (q ?x) {body})\n(<= (s 1) (r ?x))\n"
+    assert errors(check_text(text)) == []
 
 
 def test_missing_required_relations() -> None:

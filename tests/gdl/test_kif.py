@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ggpkit.gdl.kif import GdlSyntaxError, Rule, parse_rules, parse_term, parse_terms
+from ggpkit.gdl.kif import (
+    MAX_DEPTH,
+    MAX_TEXT_CHARS,
+    GdlLimitError,
+    GdlSyntaxError,
+    Rule,
+    parse_rules,
+    parse_term,
+    parse_terms,
+    read_kif_file,
+)
 from ggpkit.gdl.terms import Const, Func, Term, Var, func
 
 TEXT = """\
@@ -110,3 +122,74 @@ def test_printed_terms_read_back_equal(term: Term) -> None:
     rule = Rule(term, (term, Func("not", (term,))))
     [back] = parse_rules(str(rule))
     assert (back.head, back.body) == (rule.head, rule.body)
+
+
+# ---- hostile input: limits and malformed text ----------------------------------------
+
+
+def _nested(depth: int, inner: str = "a") -> str:
+    return "(f " * depth + inner + ")" * depth
+
+
+def test_nesting_deeper_than_the_limit_is_refused_where_it_is_crossed() -> None:
+    text = "(role x)\n(init (p a))\n(role " + _nested(999) + ")\n"
+    with pytest.raises(GdlLimitError) as err:
+        parse_rules(text, "deep.kif")
+    # "(role " is level 1; the (MAX_DEPTH + 1)-th '(' of line 3 crosses the limit.
+    col = len("(role ") + 3 * (MAX_DEPTH - 1) + 1
+    assert str(err.value).startswith(f"deep.kif:3:{col}: error: ")
+    assert f"{MAX_DEPTH} levels" in err.value.message
+    assert isinstance(err.value, GdlSyntaxError)
+
+
+def test_nesting_at_the_limit_is_read() -> None:
+    term = parse_term(_nested(MAX_DEPTH))
+    depth = 0
+    while isinstance(term, Func):
+        term, depth = term.args[0], depth + 1
+    assert depth == MAX_DEPTH
+
+
+def test_text_longer_than_the_limit_is_refused_before_it_is_read() -> None:
+    text = "(role a)\n" + " " * MAX_TEXT_CHARS
+    with pytest.raises(GdlLimitError) as err:
+        parse_terms(text, "big.kif")
+    assert str(err.value).startswith(f"big.kif:2:{MAX_TEXT_CHARS - 9 + 1}: error: ")
+    assert "characters" in err.value.message
+
+
+def test_a_file_longer_than_the_limit_is_not_read_whole(tmp_path: Path) -> None:
+    path = tmp_path / "big.kif"
+    path.write_text("(role a)\n" + " " * (MAX_TEXT_CHARS + 100))
+    with pytest.raises(GdlLimitError):
+        read_kif_file(path)
+    small = tmp_path / "small.kif"
+    small.write_text("(role a)\n")
+    assert read_kif_file(small) == "(role a)\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "words"),
+    [
+        ("(role a)\n(1 2)", "2:2", "found the number '1'"),
+        ("(p (-3 a))", "1:5", "found the number '-3'"),
+        ('(p ("f" a))', "1:5", "found the string"),
+        ('(p "abc)', "1:4", "never closed"),
+        ('(p "abc\n def")', "1:4", "never closed"),
+        ('(p ab"c d")', "1:6", "separated"),
+        ('(p "c d"e)', "1:9", "separated"),
+    ],
+)
+def test_numbers_strings_and_broken_strings_are_syntax_errors(
+    text: str, where: str, words: str
+) -> None:
+    with pytest.raises(GdlSyntaxError) as err:
+        parse_rules(text, "bad.kif")
+    assert str(err.value).startswith(f"bad.kif:{where}: error: ")
+    assert words in err.value.message
+
+
+def test_a_string_literal_is_one_constant_not_two() -> None:
+    term = parse_term('(say "abc def" "a;b" "q\\"x")')
+    assert term == Func("say", (Const('"abc def"'), Const('"a;b"'), Const('"q\\"x"')))
+    assert parse_term(str(term)) == term
