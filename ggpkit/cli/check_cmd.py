@@ -2,7 +2,9 @@
 
 A file without errors is then loaded as ``ggpkit.load`` would load it, and the
 command says what the game is (its declared ``GameInfo``) and which reasoner runs
-it, with the reason when the fast propnet could not be used.
+it, with the reason when the fast propnet could not be used. A few seeded random
+playouts of the loaded game (``ggpkit.games.playout_probe``) then warn when one
+reaches a non-terminal state where a role has no legal move.
 """
 
 from __future__ import annotations
@@ -28,19 +30,37 @@ def describe_game(game: Game[Any]) -> str:
     )
 
 
-def _load_and_describe(path: Path) -> bool:
-    """Load the game and print what it is; False when it does not load."""
+def _load_and_describe(path: Path) -> Game[Any] | None:
+    """Load the game and print what it is; None when it does not load."""
     from ggpkit.games.gdl_game import load_kif_file
 
     try:
         game = load_kif_file(path, check=False)
     except GgpkitError as e:
         typer.echo(f"{path}: error: the game does not load: {e}")
-        return False
+        return None
     typer.echo(f"{path}: {describe_game(game)}")
     for note in game.info.notes:
         typer.echo(f"{path}: note: {note}")
-    return True
+    return game
+
+
+def _probe_warnings(path: Path, game: Game[Any], playouts: int, show: bool) -> int:
+    """Warn when random playouts reach a state where a role has no legal move (legal GDL
+    the static checks cannot see, but no match can go on from there); the count of warnings."""
+    from ggpkit.games.playout_probe import find_stuck_state
+
+    try:
+        stuck = find_stuck_state(game, playouts=playouts)
+    except GgpkitError as e:
+        message = f"a random playout stopped on an error: {e}"
+    else:
+        if stuck is None:
+            return 0
+        message = str(stuck)
+    if show:
+        typer.echo(f"{path}: warning: {message}")
+    return 1
 
 
 @app.command("check")
@@ -56,14 +76,24 @@ def check_command(
             help="Also load a file without errors and say which reasoner runs it, and why.",
         ),
     ] = True,
+    playouts: Annotated[
+        int,
+        typer.Option(
+            "--playouts",
+            min=0,
+            help="Random playouts of a loaded game that look for a state where a role has "
+            "no legal move (seeded, a few seconds at most; 0: none).",
+        ),
+    ] = 20,
 ) -> None:
     """Check GDL files: syntax, arities, keyword use, safety, stratification, recursion.
 
     Each problem is one line ``file:line:col: error|warning: message``. A file without
     errors is then loaded: one line says what the game is and which reasoner runs it
-    (propnet, or the prover with the reason the propnet could not be built). The exit
-    status is 1 when any file has an error or does not load, 0 otherwise (warnings do
-    not fail).
+    (propnet, or the prover with the reason the propnet could not be built), and a few
+    random playouts warn when one reaches a non-terminal state where a role has no legal
+    move. The exit status is 1 when any file has an error or does not load, 0 otherwise
+    (warnings do not fail).
     """
     failed = False
     for path in files:
@@ -74,8 +104,11 @@ def check_command(
         n_err = sum(1 for p in problems if p.severity == "error")
         n_warn = len(problems) - n_err
         failed = failed or n_err > 0
+        if load and n_err == 0:
+            game = _load_and_describe(path)
+            failed = failed or game is None
+            if game is not None and playouts > 0:
+                n_warn += _probe_warnings(path, game, playouts, warnings)
         typer.echo(f"{path}: {n_err} error(s), {n_warn} warning(s)", err=True)
-        if load and n_err == 0 and not _load_and_describe(path):
-            failed = True
     if failed:
         raise typer.Exit(1)

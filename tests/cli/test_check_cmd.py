@@ -47,6 +47,41 @@ def test_check_prints_one_line_per_problem_and_fails(tmp_path: Path) -> None:
     assert ": error: unsafe rule" in quiet.output
 
 
+# b may only move while n is 0: after one joint move it has no legal move, and n = 1
+# is not terminal. Legal GDL that no match can go on from.
+STUCK = """(role a)
+(role b)
+(init (n 0))
+(succ 0 1)
+(succ 1 2)
+(<= (legal a inc) (true (n ?x)))
+(<= (legal b noop) (true (n 0)))
+(<= (next (n ?y)) (true (n ?x)) (succ ?x ?y))
+(<= terminal (true (n 2)))
+(goal a 100)
+(goal b 0)
+"""
+
+
+def test_check_warns_when_random_play_leaves_a_role_without_a_legal_move(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "stuck.kif"
+    path.write_text(STUCK)
+    result = RUNNER.invoke(app, ["check", str(path)])
+    assert result.exit_code == 0, result.output
+    assert (
+        f"{path}: warning: role 'b' has no legal move in a non-terminal state reached after "
+        "1 joint move(s) of random play (playout 0, seed 0)" in result.output.splitlines()
+    )
+    assert "0 error(s), 1 warning(s)" in result.output
+    for quiet in (["--no-warnings"], ["--playouts", "0"]):
+        assert "no legal move" not in RUNNER.invoke(app, ["check", *quiet, str(path)]).output
+    good = tmp_path / "good.kif"
+    good.write_text(GOOD)
+    assert "no legal move" not in RUNNER.invoke(app, ["check", str(good)]).output
+
+
 def test_corpus_command_counts_played_and_rejected(tmp_path: Path) -> None:
     (tmp_path / "good.kif").write_text(GOOD)
     (tmp_path / "broken.kif").write_text("(role a")
