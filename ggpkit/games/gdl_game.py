@@ -28,7 +28,7 @@ from typing import Any
 from ggpkit.games.api import Dynamics, Game, GameError, GameInfo, PlayoutStats, Utility
 from ggpkit.games.capabilities import Capabilities
 from ggpkit.gdl.checker import Problem, check_rules
-from ggpkit.gdl.kif import Rule, parse_rules
+from ggpkit.gdl.kif import Rule, parse_rules, read_kif_file
 from ggpkit.gdl.terms import Const, Func, Term
 from ggpkit.reasoning.base import Reasoner, ReasonerError
 from ggpkit.reasoning.prover import Prover
@@ -281,7 +281,5 @@ def load_kif_text(
 
 
 def load_kif_file(path: Path | str, reasoner: str = "auto", check: bool = True) -> GdlGame:
-    """A game from a ``.kif`` file."""
-    p = Path(path)
-    text = p.read_text(encoding="utf-8", errors="replace")
-    return load_kif_text(text, str(p), reasoner=reasoner, check=check)
+    """A game from a ``.kif`` file (never reading more of it than the reader accepts)."""
+    return load_kif_text(read_kif_file(path), str(path), reasoner=reasoner, check=check)

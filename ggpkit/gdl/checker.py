@@ -44,7 +44,7 @@ from ggpkit.gdl.game_rules import (
     stratify_by_constants,
     strongly_connected_components,
 )
-from ggpkit.gdl.kif import GdlSyntaxError, Rule, parse_rules
+from ggpkit.gdl.kif import GdlSyntaxError, Rule, parse_rules, read_kif_file
 from ggpkit.gdl.terms import Const, Func, Pos, Term, Var, is_ground, is_number, variables
 
 # Fixed arities of the GDL keywords used as relations.
@@ -106,18 +106,20 @@ class _Report:
 
 
 def check_text(text: str, file: str = "<string>") -> list[Problem]:
-    """Read and check a game description; a syntax error is reported as one problem."""
+    """Read and check a game description; a syntax error or a limit crossed is one problem."""
     try:
-        rules = parse_rules(text, file)
+        return check_rules(parse_rules(text, file), file)
     except GdlSyntaxError as e:
         return [Problem(e.pos, "error", "syntax", e.message)]
-    return check_rules(rules, file)
 
 
 def check_file(path: Path | str) -> list[Problem]:
-    """Check a ``.kif`` file."""
-    p = Path(path)
-    return check_text(p.read_text(encoding="utf-8", errors="replace"), str(p))
+    """Check a ``.kif`` file (never reading more of it than the reader accepts)."""
+    try:
+        text = read_kif_file(path)
+    except GdlSyntaxError as e:
+        return [Problem(e.pos, "error", "syntax", e.message)]
+    return check_text(text, str(path))
 
 
 def errors(problems: Iterable[Problem]) -> list[Problem]:

@@ -9,11 +9,12 @@ components (for stratification and the recursion restriction).
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from ggpkit.gdl.kif import Rule
-from ggpkit.gdl.terms import Const, Func, Term, Var
+from ggpkit.gdl.kif import GdlLimitError, Rule
+from ggpkit.gdl.terms import Const, Func, Pos, Term, Var
 
 CONNECTIVES = frozenset({"not", "or", "distinct"})
 
@@ -34,8 +35,16 @@ def body_atoms(lit: Term, negated: bool = False) -> Iterator[tuple[Term, bool]]:
         yield lit, negated
 
 
+MAX_OR_BODIES = 10_000
+"""Most bodies one rule may expand into through ``or`` (each ``or`` multiplies them: 20
+``(or a b)`` in one body would make a million). Public games need a few dozen."""
+
+
 def expand_or(body: Sequence[Term]) -> list[list[Term]]:
-    """The bodies equivalent to ``body`` once every ``or`` is expanded (``not (or ..)`` too)."""
+    """The bodies equivalent to ``body`` once every ``or`` is expanded (``not (or ..)`` too).
+
+    GdlLimitError, at the first ``or``, when they would be more than :data:`MAX_OR_BODIES`.
+    """
     choices: list[list[list[Term]]] = []
     for lit in body:
         if isinstance(lit, Func) and lit.name == "or":
@@ -54,6 +63,14 @@ def expand_or(body: Sequence[Term]) -> list[list[Term]]:
             choices.append(expand_or([Func("not", (a,), lit.pos) for a in lit.args[0].args]))
         else:
             choices.append([[lit]])
+    count = math.prod(len(c) for c in choices)
+    if count > MAX_OR_BODIES:
+        where = next((t.pos for t in body if isinstance(t, Func) and t.pos is not None), None)
+        raise GdlLimitError(
+            where or Pos("<rules>", 0, 0),
+            f"this rule expands into {count:,} alternatives through 'or', more than the "
+            f"{MAX_OR_BODIES:,} allowed",
+        )
     return [[lit for part in combo for lit in part] for combo in itertools.product(*choices)]
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ggpkit.gdl.checker import GDL2_MESSAGE, Problem, check_file, check_text, errors
-from ggpkit.gdl.kif import MAX_DEPTH
+from ggpkit.gdl.kif import MAX_DEPTH, MAX_TEXT_CHARS
 
 # A minimal valid game; each bad case below adds or changes a line of it.
 GOOD = """\
@@ -154,3 +154,20 @@ def test_valid_public_games_have_no_errors(name: str) -> None:
     if not path.exists():
         pytest.skip(f"{path} not available")
     assert errors(check_file(path)) == []
+
+
+def test_a_rule_whose_ors_would_expand_into_a_million_bodies_is_one_problem() -> None:
+    body = " ".join("(or (p a) (p b))" for _ in range(20))
+    rest = "(init (q)) (<= (next (q)) (true (q)))\n(<= terminal (true (q)))\n(<= (goal r 100) (true (q)))"
+    text = f"(role r) (p a) (p b) (<= (legal r x) {body})\n{rest}"
+    problems = check_text(text, "ors.kif")
+    assert [(p.severity, p.pos.line) for p in problems if p.severity == "error"] == [("error", 1)]
+    assert "1,048,576 alternatives" in problems[0].message
+
+
+def test_a_file_over_the_size_limit_is_one_problem(tmp_path: Path) -> None:
+    big = tmp_path / "big.kif"
+    big.write_text("(role a)\n" + " " * MAX_TEXT_CHARS)
+    problems = check_file(big)
+    assert len(problems) == 1 and problems[0].severity == "error"
+    assert "characters" in problems[0].message
