@@ -158,7 +158,10 @@ def test_valid_public_games_have_no_errors(name: str) -> None:
 
 def test_a_rule_whose_ors_would_expand_into_a_million_bodies_is_one_problem() -> None:
     body = " ".join("(or (p a) (p b))" for _ in range(20))
-    rest = "(init (q)) (<= (next (q)) (true (q)))\n(<= terminal (true (q)))\n(<= (goal r 100) (true (q)))"
+    rest = (
+        "(init (q)) (<= (next (q)) (true (q)))\n"
+        "(<= terminal (true (q))) (<= (goal r 100) (true (q)))"
+    )
     text = f"(role r) (p a) (p b) (<= (legal r x) {body})\n{rest}"
     problems = check_text(text, "ors.kif")
     assert [(p.severity, p.pos.line) for p in problems if p.severity == "error"] == [("error", 1)]
