@@ -184,6 +184,8 @@ class MatchRecord:
             doc = json.loads(text)
         except json.JSONDecodeError as e:
             raise RecordError(f"not JSON: {e}") from None
+        except RecursionError:  # untrusted text: nesting deep enough to exhaust the stack
+            raise RecordError("not a match record: JSON nested too deep") from None
         return cls.from_json(doc, rules)
 
 

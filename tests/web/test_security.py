@@ -167,3 +167,14 @@ def test_broken_stored_sessions_never_stop_the_server_and_are_marked(tmp_path: P
         assert aborted == {"deep", "illegal"}
         assert c.get("/api/sessions/deep").status_code == 404
         assert c.get("/api/sessions/illegal").status_code == 404
+
+
+@pytest.mark.parametrize(
+    "body", ["[" * 100_000 + "]" * 100_000, '{"a":' * 100_000 + "1" + "}" * 100_000]
+)
+def test_an_import_nested_too_deep_is_a_400_not_a_crash(client: TestClient, body: str) -> None:
+    r = client.post(
+        "/api/matches/import", content=body, headers={"Content-Type": "application/json"}
+    )
+    assert r.status_code == 400
+    assert "nested too deep" in r.json()["detail"]
