@@ -318,13 +318,14 @@ class PlayerService:
         deadline = arrived + match.play_clock - safety_margin(match.play_clock)
         moves = msg.moves
         game = match.game
-        over = await in_daemon_thread(
-            lambda: (
-                moves is not None and self._advance(match, moves),
-                game.is_terminal(match.state),
-            )
-        )
-        if over[1]:
+
+        def apply_last_moves() -> bool:
+            """Play the manager's joint move; whether the game is over after it."""
+            if moves is not None:
+                self._advance(match, moves)
+            return game.is_terminal(match.state)
+
+        if await in_daemon_thread(apply_last_moves):
             return "noop"  # nothing is legal; the manager should have sent STOP
         choice = await match.runner.select(game, match.state, match.role, deadline - loop.time())
         if choice.problem:

@@ -6,9 +6,10 @@ matches), so a restarted server finds its sessions again: :meth:`SessionManager.
 replays the stored moves. Undo shortens the record and rewrites it; redo replays a
 move that undo took back.
 
-Thread-safety: the web app calls these methods from worker threads (agents think
-there); each session has its own lock, and ``version`` grows with every change so
-that clients can detect a stale view.
+Thread-safety: the web app calls these methods from worker threads, and awaits
+:meth:`SessionManager.agent_step` on its event loop while the agents think in threads
+of their own; each session has its own lock, and ``version`` grows with every change
+so that clients can detect a stale view (and a late agent step is dropped).
 """
 
 from __future__ import annotations
