@@ -35,6 +35,7 @@ from ggpkit.errors import GgpkitError
 from ggpkit.games.capabilities import Capabilities
 from ggpkit.gdl.kif import GdlSyntaxError, parse_term
 from ggpkit.gdl.terms import Term
+from ggpkit.reasoning.base import Propositions as Propositions  # part of the contract
 
 S = TypeVar("S", bound=Hashable)
 MoveLike = Term | str
@@ -199,6 +200,15 @@ class Game(ABC, Generic[S]):
         when the facts describe no state of this game.
         """
         raise GameError(f"{self.name} cannot build a state from facts")
+
+    def propositions(self) -> Propositions:
+        """Every fact a state may hold and every move each role may ever play, in fixed orders.
+
+        Learning environments build their observation and action spaces from it. GDL
+        games read it from their grounded rules; native games from their GDL twin.
+        Raises :class:`GameError` when the game cannot list them.
+        """
+        raise GameError(f"{self.name} cannot list its possible facts and moves")
 
     def _exactly(self, state: S, facts: Iterable[Term]) -> S:
         """``state`` if its facts are exactly ``facts``, else GameError saying what differs."""

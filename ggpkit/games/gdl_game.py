@@ -25,7 +25,15 @@ from collections.abc import Hashable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ggpkit.games.api import Dynamics, Game, GameError, GameInfo, PlayoutStats, Utility
+from ggpkit.games.api import (
+    Dynamics,
+    Game,
+    GameError,
+    GameInfo,
+    PlayoutStats,
+    Propositions,
+    Utility,
+)
 from ggpkit.games.capabilities import Capabilities
 from ggpkit.gdl.checker import Problem, check_rules
 from ggpkit.gdl.kif import Rule, parse_rules, read_kif_file
@@ -163,6 +171,13 @@ class GdlGame(Game[Hashable]):
         except ReasonerError as e:
             raise self._error(e) from None
         return state
+
+    def propositions(self) -> Propositions:
+        """The grounded base facts and input moves (a GdlGameError on the prover)."""
+        try:
+            return self.reasoner.propositions()
+        except ReasonerError as e:
+            raise self._error(e) from None
 
     def _probe_info(self, playouts: int = 20, max_steps: int = 200) -> GameInfo:
         """Dynamics and utility from random playouts; the goal range from the goal rules."""

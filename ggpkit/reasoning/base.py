@@ -33,6 +33,20 @@ class PlayoutTotals:
     """Sum of each role's final goal, in role order."""
 
 
+@dataclass(frozen=True, slots=True)
+class Propositions:
+    """A game's fixed vocabulary (GDL's base and input propositions), each in a fixed order.
+
+    Learning environments need it: an observation is a vector over ``base`` and an
+    action space is a role's ``moves``, so both must be known before any state is seen.
+    """
+
+    base: tuple[Term, ...]
+    """Every fact a state may hold (a superset of the reachable ones)."""
+    moves: tuple[tuple[Term, ...], ...]
+    """Per role, in role order, every move that may ever be legal for it."""
+
+
 class BatchPlayouts(Protocol[RS_in]):
     """A reasoner's compiled playouts: whole random games without returning to Python."""
 
@@ -80,4 +94,8 @@ class Reasoner(Protocol[RS]):
 
     def state_from_facts(self, facts: Iterable[Term]) -> RS:
         """The state whose true facts are ``facts``; ReasonerError for an impossible fact."""
+        ...
+
+    def propositions(self) -> Propositions:
+        """The possible facts and moves; ReasonerError when the reasoner cannot list them."""
         ...

@@ -21,7 +21,7 @@ import numpy.typing as npt
 from ggpkit.gdl.kif import Rule
 from ggpkit.gdl.terms import Term, strip_pos
 from ggpkit.reasoning import propnet_kernels as k
-from ggpkit.reasoning.base import PlayoutTotals, ReasonerError
+from ggpkit.reasoning.base import PlayoutTotals, Propositions, ReasonerError
 from ggpkit.reasoning.grounding import (
     DEFAULT_MAX_ATOMS,
     DEFAULT_TIMEOUT,
@@ -206,6 +206,10 @@ class PropnetReasoner:
         bits = self._unpack(state)
         base = self.net.base
         return frozenset(base[i] for i in np.flatnonzero(bits))
+
+    def propositions(self) -> Propositions:
+        """The network's base propositions and each role's input moves, sorted by text."""
+        return Propositions(self.net.base, self.net.moves)
 
     # ---- compiled playouts ---------------------------------------------------------------
 

@@ -50,7 +50,7 @@ from ggpkit.gdl.game_rules import (
 )
 from ggpkit.gdl.kif import Rule
 from ggpkit.gdl.terms import Const, Func, Term, Var, is_ground
-from ggpkit.reasoning.base import BatchPlayouts, ReasonerError
+from ggpkit.reasoning.base import BatchPlayouts, Propositions, ReasonerError
 
 # Internal values: a ground value is ``str | tuple``; a pattern may also hold ``int`` slots.
 Value = Any
@@ -856,6 +856,12 @@ class Prover:
     def state_from_facts(self, facts: Iterable[Term]) -> ProverState:
         """A state from a set of ground facts (the contents of ``true``)."""
         return frozenset(to_value(f) for f in facts)
+
+    def propositions(self) -> Propositions:
+        """Not known: the prover never grounds the rules, so it cannot list them."""
+        raise ReasonerError(
+            "the prover cannot list the possible facts and moves (the rules are not grounded)"
+        )
 
     def _state(self, state: ProverState) -> tuple[_Db, dict[str, list[Term]]]:
         contexts = self._contexts()

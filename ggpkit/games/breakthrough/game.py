@@ -25,6 +25,7 @@ from ggpkit.games.api import (
     GameError,
     GameInfo,
     PlayoutStats,
+    Propositions,
     UnknownRoleError,
     Utility,
 )
@@ -241,6 +242,12 @@ class BreakthroughHoles(Game[BtState]):
                 out.add(_PIECE_FACTS[(role, low.bit_length() - 1)])
                 board ^= low
         return frozenset(out)
+
+    def propositions(self) -> Propositions:
+        """The possible facts and moves, from the grounded GDL twin (the same vocabulary)."""
+        from ggpkit.games.registry import twin_propositions
+
+        return twin_propositions(self.name)
 
     def to_move(self, state: BtState) -> str | None:
         if self.is_terminal(state):

@@ -38,6 +38,7 @@ from ggpkit.games.api import (
     IllegalMoveError,
     MoveLike,
     PlayoutStats,
+    Propositions,
     Utility,
 )
 from ggpkit.games.capabilities import Capabilities
@@ -309,6 +310,12 @@ class PawnCheckers(Game[CheckersState]):
         out.append(func("control", ROLES[state.control]))
         out.append(func("step", state.step))
         return frozenset(out)
+
+    def propositions(self) -> Propositions:
+        """The possible facts and moves, from the grounded GDL twin (the same vocabulary)."""
+        from ggpkit.games.registry import twin_propositions
+
+        return twin_propositions(self.name)
 
     def to_move(self, state: CheckersState) -> str | None:
         if self.is_terminal(state):

@@ -21,7 +21,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ggpkit.games.api import Dynamics, Game, GameError, GameInfo, PlayoutStats, Utility
+from ggpkit.games.api import (
+    Dynamics,
+    Game,
+    GameError,
+    GameInfo,
+    PlayoutStats,
+    Propositions,
+    Utility,
+)
 from ggpkit.games.capabilities import Capabilities
 from ggpkit.games.peg import extras
 from ggpkit.games.peg import kernels as k
@@ -166,6 +174,12 @@ class PegGame(Game[PegState]):
         ]
         out.append(Func("pegs", (Const(f"s{state.pegs}"),)))
         return frozenset(out)
+
+    def propositions(self) -> Propositions:
+        """The possible facts and moves, from the grounded GDL twin (the same vocabulary)."""
+        from ggpkit.games.registry import twin_propositions
+
+        return twin_propositions(self.name)
 
     def to_move(self, state: PegState) -> str | None:
         """Always the jumper, until the game is over."""

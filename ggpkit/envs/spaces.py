@@ -1,0 +1,27 @@
+"""Gymnasium spaces for an :class:`~ggpkit.envs.encoding.Encoding`: one place, so that the
+PettingZoo and Gymnasium environments describe a game's observations identically."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from ggpkit.envs.encoding import Encoding
+
+
+def observation_space(encoding: Encoding, role_index: int) -> spaces.Dict:
+    """``observation`` (board planes or the base vector), ``extra`` with planes, and
+    ``action_mask`` over the role's actions; every entry is 0/1 ``int8``."""
+    shape = (len(encoding.base),) if encoding.planes is None else encoding.planes.shape
+    entries: dict[str, spaces.Space[Any]] = {"observation": spaces.Box(0, 1, shape, dtype=np.int8)}
+    if encoding.planes is not None and len(encoding.extra):
+        entries["extra"] = spaces.Box(0, 1, (len(encoding.extra),), dtype=np.int8)
+    entries["action_mask"] = spaces.Box(0, 1, (len(encoding.moves[role_index]),), dtype=np.int8)
+    return spaces.Dict(entries)
+
+
+def action_space(encoding: Encoding, role_index: int) -> spaces.Discrete:
+    """One action per possible move of the role."""
+    return spaces.Discrete(len(encoding.moves[role_index]))
