@@ -1,0 +1,84 @@
+"""Any one-role ggpkit game as a Gymnasium environment: ``make(GAME)``.
+
+``GAME`` is anything :func:`ggpkit.load` accepts or a loaded game with exactly one role
+(peg solitaire, any one-role GDL game). Observations, actions and rewards follow
+:mod:`ggpkit.envs.encoding`: a dict with ``observation`` (board planes or the base-fact
+vector), ``extra`` where the board leaves facts out, and ``action_mask``; the reward is
+zero until the end, then the scaled goal.
+
+Gymnasium has no masked sampling in its own checks, so an action that is not legal here
+does not raise: it ends the episode (``terminated``) with the lowest reward and says so
+in ``info["illegal_move"]``, as PettingZoo's ``TerminateIllegalWrapper`` does. After
+``max_steps`` moves (default: the declared maximum length, else 1,000) the episode is
+truncated with reward zero.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, SupportsFloat
+
+import gymnasium
+from gymnasium import spaces
+
+from ggpkit.envs.encoding import Int8Array, as_game
+from ggpkit.envs.session import Session
+from ggpkit.games.api import Game, GameError, IllegalMoveError
+
+Observation = dict[str, Int8Array]
+
+ENV_ID = "ggpkit/Game-v0"
+"""Registered with Gymnasium on import: ``gymnasium.make(ENV_ID, game="peg")``."""
+
+
+class GgpEnv(gymnasium.Env[Observation, Any]):
+    """A one-role ggpkit game as a Gymnasium environment (see the module docstring)."""
+
+    def __init__(
+        self, game: Game[Any], max_steps: int | None = None, render_mode: str | None = None
+    ) -> None:
+        if len(game.roles) != 1:
+            raise GameError(
+                f"{game.name} has {len(game.roles)} roles; Gymnasium environments are for"
+                " one-role games (use ggpkit.envs.pettingzoo for more)"
+            )
+        self.metadata = {"render_modes": ["ansi"], "render_fps": 1}
+        self.session = Session(game, max_steps)
+        self.role = game.roles[0]
+        self.render_mode = render_mode
+        self.observation_space: spaces.Space[Any] = self.session.obs_spaces[self.role]
+        self.action_space: spaces.Space[Any] = self.session.act_spaces[self.role]
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
+        """A new game (the rules are deterministic: ``seed`` only seeds ``np_random``)."""
+        super().reset(seed=seed)
+        self.session.restart()
+        return self.session.observe(self.role), {}
+
+    def step(self, action: Any) -> tuple[Observation, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Play the action's move; an illegal one ends the episode with the lowest reward."""
+        try:
+            move = self.session.chosen(self.role, action)
+        except (IllegalMoveError, GameError) as e:
+            low = self.session.encoding.reward_range[0]
+            return self.session.observe(self.role), low, True, False, {"illegal_move": str(e)}
+        self.session.play({self.role: move})
+        terminated, truncated = self.session.over()
+        reward = self.session.end_rewards()[self.role]
+        return self.session.observe(self.role), reward, terminated, truncated, {}
+
+    def render(self) -> str | None:
+        """The game's own text picture of the position (``render_mode="ansi"``)."""
+        if self.render_mode != "ansi":
+            return None
+        return self.session.game.render(self.session.state)
+
+
+def make(game: str | Path | Game[Any], **kwargs: Any) -> GgpEnv:
+    """The Gymnasium environment of a one-role game (a name, a ``.kif`` path or a Game)."""
+    return GgpEnv(as_game(game), **kwargs)
+
+
+gymnasium.register(id=ENV_ID, entry_point="ggpkit.envs.gymnasium:make")
