@@ -29,6 +29,7 @@ _COMMAND_MODULES = [
     "ggpkit.cli.solve_cmd",
     "ggpkit.cli.check_cmd",
     "ggpkit.cli.corpus_cmd",
+    "ggpkit.cli.tournament_cmd",
 ]
 
 

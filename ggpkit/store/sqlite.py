@@ -20,10 +20,11 @@ import secrets
 import socket
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ggpkit.errors import GgpkitError
 from ggpkit.match.records import MatchRecord
@@ -83,6 +84,27 @@ MIGRATIONS: list[str] = [
         pid INTEGER NOT NULL,
         started TEXT NOT NULL
     );
+    """,
+    # 4: tournaments and their schedule slots (one result per slot key: resume never repeats)
+    """
+    CREATE TABLE tournaments (
+        tournament_id TEXT PRIMARY KEY,
+        config TEXT NOT NULL,
+        created INTEGER NOT NULL
+    );
+    CREATE TABLE tournament_slots (
+        tournament_id TEXT NOT NULL REFERENCES tournaments(tournament_id) ON DELETE CASCADE,
+        slot_key TEXT NOT NULL,
+        round INTEGER NOT NULL,
+        game TEXT NOT NULL,
+        players TEXT NOT NULL,
+        seed INTEGER NOT NULL,
+        match_id TEXT UNIQUE REFERENCES matches(match_id),
+        finished INTEGER,
+        error TEXT,
+        PRIMARY KEY (tournament_id, slot_key)
+    );
+    CREATE INDEX slots_by_finish ON tournament_slots(tournament_id, finished);
     """,
 ]
 
@@ -154,6 +176,18 @@ class MatchStore:
         self.close()
 
     @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, for a caller that writes a match and more at once (a
+        tournament's slot and its result: both or neither)."""
+        with self._transaction() as db:
+            yield db
+
+    def read(self, sql: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]:
+        """Rows of a read-only query, under the store's lock (for the store layer's readers)."""
+        with self._lock:
+            return list(self._db.execute(sql, params).fetchall())
+
+    @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
@@ -209,16 +243,7 @@ class MatchStore:
     def match_ended(self, record: MatchRecord) -> None:
         """Write the result (completed with goals, or aborted)."""
         with self._transaction() as db:
-            db.execute("DELETE FROM writers WHERE match_id=?", (record.match_id,))
-            db.execute(
-                "UPDATE matches SET is_completed=?, is_aborted=?, goal_values=? WHERE match_id=?",
-                (
-                    int(record.is_completed),
-                    int(record.is_aborted),
-                    None if record.goal_values is None else json.dumps(record.goal_values),
-                    record.match_id,
-                ),
-            )
+            self._write_result(db, record)
 
     # ---- whole records -------------------------------------------------------------------------
 
@@ -227,10 +252,16 @@ class MatchStore:
         if not record.states:
             raise StoreError(f"match {record.match_id} has no states to store")
         with self._transaction() as db:
-            self._write_header(db, record)
-            for step in range(1, record.steps + 1):
-                self._write_step(db, record, step)
-        self.match_ended(record)
+            self.write_record(db, record)
+
+    def write_record(self, db: sqlite3.Connection, record: MatchRecord) -> None:
+        """Write a whole record inside an open :meth:`transaction` (replacing the same id)."""
+        if not record.states:
+            raise StoreError(f"match {record.match_id} has no states to store")
+        self._write_header(db, record)
+        for step in range(1, record.steps + 1):
+            self._write_step(db, record, step)
+        self._write_result(db, record)
 
     def add(self, record: MatchRecord) -> None:
         """Write a whole record whose id is new; MatchExistsError when the id is taken."""
@@ -391,6 +422,19 @@ class MatchStore:
                 record.source,
                 record.states[0],
                 record.state_times[0] if record.state_times else record.start_time,
+            ),
+        )
+
+    @staticmethod
+    def _write_result(db: sqlite3.Connection, record: MatchRecord) -> None:
+        db.execute("DELETE FROM writers WHERE match_id=?", (record.match_id,))
+        db.execute(
+            "UPDATE matches SET is_completed=?, is_aborted=?, goal_values=? WHERE match_id=?",
+            (
+                int(record.is_completed),
+                int(record.is_aborted),
+                None if record.goal_values is None else json.dumps(record.goal_values),
+                record.match_id,
             ),
         )
 

@@ -26,7 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
-from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from fastapi.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    Response,
+    StreamingResponse,
+)
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
@@ -40,6 +46,7 @@ from ggpkit.gdl.kif import GdlSyntaxError, parse_terms
 from ggpkit.gdl.terms import split_facts_text
 from ggpkit.match.records import MatchRecord, RecordError
 from ggpkit.store.sqlite import MatchExistsError, MatchStore, StoreError
+from ggpkit.store.tournaments import TournamentStore
 from ggpkit.web.board import Layout, board_view, infer_layout, move_cells
 from ggpkit.web.guards import LOCAL_HOSTS, MAX_BODY_BYTES, RequestGuard
 from ggpkit.web.kif_upload import MAX_KIF_CHARS, KifRejected, check_kif_text, load_checked_kif
@@ -51,6 +58,7 @@ from ggpkit.web.sessions import (
     SessionManager,
     StaleVersionError,
 )
+from ggpkit.web.tournament_page import tournament_data, tournament_html
 
 STATIC_DIR = Path(str(resources.files("ggpkit.web") / "static"))
 
@@ -455,6 +463,17 @@ def create_app(
             record.source = "import"
         await run_in_threadpool(st().store.add, record)
         return {"id": record.match_id}
+
+    # ---- tournaments ------------------------------------------------------------------------
+
+    @app.get("/api/tournaments/{tournament_id}")
+    def get_tournament(tournament_id: str) -> dict[str, Any]:
+        """Standings, cross-table, rating history and matches of a stored tournament."""
+        return tournament_data(TournamentStore(st().store), tournament_id)
+
+    @app.get("/tournaments/{tournament_id}", include_in_schema=False)
+    def tournament_page(tournament_id: str) -> HTMLResponse:
+        return HTMLResponse(tournament_html(get_tournament(tournament_id)))
 
     # ---- GDL upload -----------------------------------------------------------------------
 

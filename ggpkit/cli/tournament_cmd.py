@@ -1,0 +1,159 @@
+"""``ggpkit tournament``: run, resume and rank tournaments of many players on many games.
+
+``run`` prints the new tournament's id first (scripts read it from the first line of
+stdout), then plays on Ray with a live view on stderr, then prints the standings.
+``resume ID`` plays only what has no result yet; ``standings ID`` reads the store.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from ggpkit.cli.app import app
+from ggpkit.cli.common import fail, open_store, plural
+
+if TYPE_CHECKING:
+    from ggpkit.store.tournaments import TournamentStore
+
+tournament_app = typer.Typer(
+    help="Tournaments of many players on many games, played on Ray, with rated standings.\n\n"
+    "A config (TOML) lists games, players (agent specs, GGP player URLs, or commands with "
+    "{port}), the schedule (round-robin, gauntlet, swiss), matches_per_pairing, startclock, "
+    "playclock and seed. Every match is kept in the match store; kill the run at any time "
+    "and 'resume' it.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+app.add_typer(tournament_app, name="tournament")
+
+DbOption = Annotated[Path | None, typer.Option(help="Match database (default: $GGPKIT_DB).")]
+AddressOption = Annotated[
+    str | None,
+    typer.Option(help="Join this Ray cluster (e.g. 10.0.0.5:6379 or 'auto'); default: start one."),
+]
+CpusOption = Annotated[
+    int | None, typer.Option("--cpus", min=1, help="Cores of the embedded Ray (default: all).")
+]
+
+
+def _tstore(db: Path | None) -> TournamentStore:
+    from ggpkit.store.tournaments import TournamentStore
+
+    store = open_store(db, no_db=False)
+    assert store is not None
+    return TournamentStore(store)
+
+
+@tournament_app.command("run")
+def run_command(
+    config: Annotated[Path, typer.Argument(help="Tournament file (TOML); see --help above.")],
+    db: DbOption = None,
+    address: AddressOption = None,
+    cpus: CpusOption = None,
+) -> None:
+    """Start a tournament from CONFIG: print its id, play every match, print the standings."""
+    from ggpkit.errors import GgpkitError
+    from ggpkit.tournament.config import load_config
+    from ggpkit.tournament.games import resolve_games
+    from ggpkit.tournament.runner import create_tournament
+    from ggpkit.tournament.schedule import check_games
+
+    try:
+        settings = load_config(config)
+        refs = resolve_games(settings)
+        check_games(settings, refs)
+    except GgpkitError as e:
+        raise fail(str(e)) from None
+    tstore = _tstore(db)
+    tournament_id = create_tournament(tstore, settings, refs)
+    typer.echo(tournament_id)
+    _play(tstore, tournament_id, address, cpus)
+
+
+@tournament_app.command("resume")
+def resume_command(
+    tournament_id: Annotated[str, typer.Argument(metavar="ID", help="The tournament's id.")],
+    db: DbOption = None,
+    address: AddressOption = None,
+    cpus: CpusOption = None,
+) -> None:
+    """Play the matches of tournament ID that have no result yet (after a crash or kill)."""
+    _play(_tstore(db), tournament_id, address, cpus)
+
+
+def _play(
+    tstore: TournamentStore, tournament_id: str, address: str | None, cpus: int | None
+) -> None:
+    from rich.console import Console
+
+    from ggpkit.cli.tournament_view import LiveView, standings_table
+    from ggpkit.errors import GgpkitError
+    from ggpkit.tournament.ray_backend import RayExecutor
+    from ggpkit.tournament.runner import run_tournament, stored_setup
+    from ggpkit.tournament.standings import standings
+
+    try:
+        config, _ = stored_setup(tstore, tournament_id)
+        executor = RayExecutor(address=address, num_cpus=cpus)
+    except GgpkitError as e:
+        raise fail(str(e)) from None
+    names = [p.name for p in config.players]
+    try:
+        with LiveView(tstore, names) as view:
+            state = run_tournament(tstore, tournament_id, executor, view)
+    finally:
+        executor.close()
+    slots = tstore.slots(tournament_id)
+    Console().print(standings_table(standings(slots, names, seed=config.seed)))
+    if state.failed:
+        for key, error in state.failed[:10]:
+            typer.echo(f"ggpkit: match {key} failed: {error}", err=True)
+        raise fail(
+            f"{plural(len(state.failed), 'match')} failed; "
+            f"'ggpkit tournament resume {tournament_id}' plays them again"
+        )
+
+
+@tournament_app.command("standings")
+def standings_command(
+    tournament_id: Annotated[str, typer.Argument(metavar="ID", help="The tournament's id.")],
+    db: DbOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON list instead.")] = False,
+    game: Annotated[str | None, typer.Option(help="Only this game's matches.")] = None,
+) -> None:
+    """Ratings (95% interval), points and matches per player, from the store."""
+    import json
+
+    from rich.console import Console
+
+    from ggpkit.cli.tournament_view import standings_table
+    from ggpkit.store.sqlite import StoreError
+    from ggpkit.tournament.runner import stored_setup
+    from ggpkit.tournament.standings import standings
+
+    tstore = _tstore(db)
+    try:
+        config, refs = stored_setup(tstore, tournament_id)
+    except StoreError as e:
+        raise fail(str(e)) from None
+    if game is not None and game not in {r.label for r in refs}:
+        raise fail(
+            f"{tournament_id} has no game {game!r}; its games: {', '.join(r.label for r in refs)}"
+        )
+    slots = tstore.slots(tournament_id)
+    rows = standings(slots, [p.name for p in config.players], game=game, seed=config.seed)
+    if as_json:
+        typer.echo(json.dumps([r.to_json() for r in rows], indent=1))
+        return
+    done = sum(s.match_id is not None for s in slots)
+    Console().print(standings_table(rows, f"{tournament_id}: {done}/{len(slots)} matches played"))
+
+
+@tournament_app.command("list")
+def list_command(db: DbOption = None) -> None:
+    """The stored tournaments, newest first, with matches played and scheduled."""
+    for t in _tstore(db).tournaments():
+        typer.echo(f"{t.tournament_id}  {t.played}/{t.slots} matches  {t.name}")

@@ -1,0 +1,108 @@
+"""Ray as the tournament's executor: each match one Ray task, anywhere in the cluster.
+
+Embedded by default (``ray.init()`` starts a one-machine cluster with every core), or
+joining a running cluster with ``address``. A task asks for the cores of its hungriest
+player. A worker that dies (killed, out of memory, its machine gone) has its task
+retried by Ray, :data:`TASK_RETRIES` times; a match that fails by itself (a game error)
+is not retried but reported, and its slot stays open for ``resume``.
+
+Ray is an optional dependency (``pip install ggpkit[ray]``): it is imported here only.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Hashable
+from typing import Any
+
+from ggpkit.errors import GgpkitError
+from ggpkit.match.records import MatchRecord
+from ggpkit.tournament.play import MatchTask, play_task
+
+TASK_RETRIES = 3
+"""Times Ray runs a match again after its worker died."""
+
+
+class RayMissingError(GgpkitError):
+    """Ray is not installed: tournaments need the ``ray`` extra."""
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise RayMissingError(
+            "tournaments run on Ray, which is not installed: pip install 'ggpkit[ray]'"
+        ) from None
+    return ray
+
+
+def _remote_play(task: MatchTask) -> MatchRecord:
+    return play_task(task)
+
+
+class RayExecutor:
+    """Submits match tasks to Ray and hands back each finished one once."""
+
+    def __init__(
+        self, address: str | None = None, num_cpus: int | None = None, **init: Any
+    ) -> None:
+        ray = self.ray = _ray()
+        self.owns_cluster = False
+        if not ray.is_initialized():
+            options: dict[str, Any] = {
+                "include_dashboard": False,
+                "log_to_driver": False,
+                "logging_level": logging.WARNING,
+                **init,
+            }
+            if address is None:
+                options["num_cpus"] = num_cpus
+            ray.init(address=address, **options)
+            self.owns_cluster = True
+        self._play = ray.remote(max_retries=TASK_RETRIES, retry_exceptions=False)(_remote_play)
+        self._running: dict[Any, Hashable] = {}
+
+    def capacity(self) -> int:
+        """Matches to keep submitted at once: twice the cluster's cores (none sits idle)."""
+        return max(2, 2 * int(self.ray.cluster_resources().get("CPU", 1)))
+
+    def submit(self, task: MatchTask, handle: Hashable) -> None:
+        ref = self._play.options(num_cpus=task.cpus).remote(task)
+        self._running[ref] = handle
+
+    def wait(self, timeout: float) -> list[tuple[Hashable, MatchRecord | str]]:
+        """Finished tasks (waiting up to ``timeout`` s for the first): a record or an error line."""
+        if not self._running:
+            return []
+        refs = list(self._running)
+        done, _ = self.ray.wait(refs, num_returns=1, timeout=timeout)
+        if done:
+            done, _ = self.ray.wait(refs, num_returns=len(refs), timeout=0)
+        out: list[tuple[Hashable, MatchRecord | str]] = []
+        for ref in done:
+            handle = self._running.pop(ref)
+            try:
+                out.append((handle, self.ray.get(ref)))
+            except Exception as e:  # a failed task: RayTaskError, WorkerCrashedError, ...
+                out.append((handle, _one_line(e)))
+        return out
+
+    def close(self) -> None:
+        for ref in self._running:
+            self.ray.cancel(ref, force=True)
+        self._running.clear()
+        if self.owns_cluster:
+            self.ray.shutdown()
+
+
+def _one_line(error: BaseException) -> str:
+    cause = getattr(error, "cause", None)
+    shown = cause if isinstance(cause, BaseException) else error
+    lines = [line for line in str(shown).splitlines() if line.strip()]
+    return f"{type(shown).__name__}: {lines[-1] if lines else ''}"[:300]
+
+
+def node_of_task() -> str:
+    """The Ray node id this code runs on (for checking that a cluster used every node)."""
+    return str(_ray().get_runtime_context().get_node_id())
