@@ -30,6 +30,7 @@ _COMMAND_MODULES = [
     "ggpkit.cli.check_cmd",
     "ggpkit.cli.corpus_cmd",
     "ggpkit.cli.tournament_cmd",
+    "ggpkit.cli.skilltest_cmd",
 ]
 
 
