@@ -108,6 +108,12 @@ def _play(
         executor.close()
     slots = tstore.slots(tournament_id)
     Console().print(standings_table(standings(slots, names, seed=config.seed)))
+    nodes = ", ".join(f"{node[:8]}: {count}" for node, count in executor.nodes.most_common())
+    typer.echo(
+        f"{plural(state.done, 'match')} played on {plural(len(executor.nodes), 'Ray node')}"
+        + (f" ({nodes})" if nodes else ""),
+        err=True,
+    )
     if state.failed:
         for key, error in state.failed[:10]:
             typer.echo(f"ggpkit: match {key} failed: {error}", err=True)

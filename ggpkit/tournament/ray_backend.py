@@ -12,6 +12,7 @@ Ray is an optional dependency (``pip install ggpkit[ray]``): it is imported here
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Hashable
 from typing import Any
 
@@ -37,8 +38,9 @@ def _ray() -> Any:
     return ray
 
 
-def _remote_play(task: MatchTask) -> MatchRecord:
-    return play_task(task)
+def _remote_play(task: MatchTask) -> tuple[str, MatchRecord]:
+    """Play in a Ray worker; the record comes back with the id of the node that played it."""
+    return node_of_task(), play_task(task)
 
 
 class RayExecutor:
@@ -62,6 +64,8 @@ class RayExecutor:
             self.owns_cluster = True
         self._play = ray.remote(max_retries=TASK_RETRIES, retry_exceptions=False)(_remote_play)
         self._running: dict[Any, Hashable] = {}
+        self.nodes: Counter[str] = Counter()
+        """Matches played per Ray node id (to see that a cluster used every node)."""
 
     def capacity(self) -> int:
         """Matches to keep submitted at once: twice the cluster's cores (none sits idle)."""
@@ -83,9 +87,12 @@ class RayExecutor:
         for ref in done:
             handle = self._running.pop(ref)
             try:
-                out.append((handle, self.ray.get(ref)))
+                node, record = self.ray.get(ref)
             except Exception as e:  # a failed task: RayTaskError, WorkerCrashedError, ...
                 out.append((handle, _one_line(e)))
+                continue
+            self.nodes[node] += 1
+            out.append((handle, record))
         return out
 
     def close(self) -> None:
