@@ -7,14 +7,17 @@ one match driver, with the same clocks and fault codes as any refereed match; th
 record comes back and the tournament's one writer stores it.
 
 A player given as a command gets its own process for the match, on a free port, bound
-to the worker's life (it dies with the worker, even after ``kill -9``).
+to the worker's life (it dies with the worker, even after ``kill -9``), in its own process
+group, which is ended with the match.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shlex
+import signal
 import socket
 import subprocess
 import time
@@ -102,17 +105,25 @@ def command_player(command: str) -> Iterator[str]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         preexec_fn=lambda: die_with_parent(parent),
+        start_new_session=True,  # its own process group: a wrapper script's children end too
     )
     try:
         _wait_listening(port, process)
         yield f"http://127.0.0.1:{port}/"
     finally:
-        process.terminate()
+        _end_group(process)
+
+
+def _end_group(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM to the command's process group, SIGKILL after 5 s."""
+    for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, None)):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, sig)
         try:
-            process.wait(5)
+            process.wait(wait)
+            return
         except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+            continue
 
 
 def _free_port() -> int:

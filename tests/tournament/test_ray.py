@@ -4,6 +4,7 @@ and a match whose worker is killed is played again on another worker.
 
 from __future__ import annotations
 
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -76,3 +77,24 @@ def test_a_match_whose_worker_dies_is_played_again(tmp_path: Path, executor: Ray
     record = tstore.store.load(slot.match_id or "")
     assert record.is_completed and "bomb" in record.player_names
     assert len(tstore.store.matches()) == 1
+
+
+GGP_BASE = Path(__file__).resolve().parents[3] / "shared" / "ggp-base"
+
+
+@pytest.mark.skipif(
+    shutil.which("java") is None or not (GGP_BASE / "run.sh").is_file(),
+    reason="needs java and ../shared/ggp-base",
+)
+def test_a_ggp_base_player_started_by_command_plays_its_matches(
+    tmp_path: Path, executor: RayExecutor
+) -> None:
+    command = f"{GGP_BASE / 'run.sh'} PlayerRunner {{port}} SampleMonteCarloGamer"
+    tstore, tid = start(tmp_path, f'a = "random"\njava = "{command}"\n', matches=2)
+    state = run_tournament(tstore, tid, executor)
+    assert not state.failed and state.done == 2
+    for slot in tstore.slots(tid):
+        record = tstore.store.load(slot.match_id or "")
+        java = record.player_names.index("java")
+        assert record.is_completed
+        assert all(errors[java] == "" for errors in record.errors)  # legal, in time
