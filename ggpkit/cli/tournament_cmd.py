@@ -49,20 +49,51 @@ def _tstore(db: Path | None) -> TournamentStore:
 
 @tournament_app.command("run")
 def run_command(
-    config: Annotated[Path, typer.Argument(help="Tournament file (TOML); see --help above.")],
+    config: Annotated[
+        Path | None,
+        typer.Argument(metavar="CONFIG", help="Tournament file (TOML); options override it."),
+    ] = None,
     db: DbOption = None,
     address: AddressOption = None,
     cpus: CpusOption = None,
+    game: Annotated[
+        list[str] | None, typer.Option("--game", help="A game (name or .kif); repeat for more.")
+    ] = None,
+    player: Annotated[
+        list[str] | None,
+        typer.Option("--player", help="NAME=SPEC (agent spec, URL or command); repeat."),
+    ] = None,
+    schedule: Annotated[str | None, typer.Option(help="round-robin, gauntlet or swiss.")] = None,
+    matches_per_pairing: Annotated[int | None, typer.Option(help="Matches per pairing.")] = None,
+    startclock: Annotated[int | None, typer.Option(help="Start clock, whole seconds.")] = None,
+    playclock: Annotated[int | None, typer.Option(help="Play clock, whole seconds.")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed of the schedule and players.")] = None,
+    champion: Annotated[str | None, typer.Option(help="The gauntlet's champion.")] = None,
+    rounds: Annotated[int | None, typer.Option(help="Rounds of a Swiss tournament.")] = None,
 ) -> None:
-    """Start a tournament from CONFIG: print its id, play every match, print the standings."""
+    """Start a tournament: print its id, play every match, print the standings."""
     from ggpkit.errors import GgpkitError
-    from ggpkit.tournament.config import load_config
+    from ggpkit.tournament.config import config_from_options, load_config
     from ggpkit.tournament.games import resolve_games
     from ggpkit.tournament.runner import create_tournament
     from ggpkit.tournament.schedule import check_games
 
+    given = {
+        "games": game or None,
+        "players": _players(player or []) or None,
+        "schedule": schedule,
+        "matches_per_pairing": matches_per_pairing,
+        "startclock": startclock,
+        "playclock": playclock,
+        "seed": seed,
+        "champion": champion,
+        "rounds": rounds,
+    }
+    options = {key: value for key, value in given.items() if value is not None}
+    if config is None and not options:
+        raise fail("give a tournament file (CONFIG) or --game and --player options")
     try:
-        settings = load_config(config)
+        settings = load_config(config, options) if config else config_from_options(options)
         refs = resolve_games(settings)
         check_games(settings, refs)
     except GgpkitError as e:
@@ -71,6 +102,16 @@ def run_command(
     tournament_id = create_tournament(tstore, settings, refs)
     typer.echo(tournament_id)
     _play(tstore, tournament_id, address, cpus)
+
+
+def _players(items: list[str]) -> dict[str, str]:
+    players = {}
+    for item in items:
+        name, eq, spec = item.partition("=")
+        if not eq or not name.strip():
+            raise fail(f"--player {item!r}: give NAME=SPEC, e.g. fast=mcts:time=0.5")
+        players[name.strip()] = spec.strip()
+    return players
 
 
 @tournament_app.command("resume")

@@ -104,12 +104,18 @@ class TournamentConfig:
         return cls(**{**doc, "games": tuple(doc["games"]), "players": players})
 
 
+_OPTIONS = {"players": "--player", "games": "--game"}
+"""The command-line option of a key whose option is not ``--key``."""
+
+
 class _Where:
     """Finds the line of a key in the TOML text, for error messages."""
 
-    def __init__(self, path: str, text: str) -> None:
+    def __init__(self, path: str, text: str, options: frozenset[str] = frozenset()) -> None:
         self.path = path
         self.lines = text.splitlines()
+        self.options = options
+        """Keys given as command-line options: errors name the option, not a line."""
 
     def line(self, key: str, table: str | None = None) -> int:
         section: str | None = None
@@ -126,27 +132,39 @@ class _Where:
         return 1
 
     def error(self, key: str, message: str, table: str | None = None) -> ConfigError:
+        if (table or key) in self.options:
+            option = _OPTIONS.get(table or key, f"--{key.replace('_', '-')}")
+            return ConfigError(f"{option}: {table + '.' + key + ': ' if table else ''}{message}")
         shown = f"{table}.{key}" if table else key
         return ConfigError(f"{self.path}:{self.line(key, table)}: {shown}: {message}")
 
 
-def load_config(path: Path) -> TournamentConfig:
-    """Read and check a TOML tournament file; ConfigError (file, line, key) on any mistake."""
+def load_config(path: Path, overrides: dict[str, Any] | None = None) -> TournamentConfig:
+    """Read and check a TOML tournament file; ConfigError (file, line, key) on any mistake.
+
+    ``overrides`` (command-line options, by TOML key) replace the file's values.
+    """
     text = path.read_text(encoding="utf-8")
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: not valid TOML: {e}") from None
-    return config_from_dict(doc, _Where(str(path), text), str(path.parent.resolve()), str(path))
+    doc.update(overrides or {})
+    where = _Where(str(path), text, frozenset(overrides or {}))
+    return config_from_dict(doc, where, str(path.parent.resolve()), str(path))
 
 
 def config_from_options(doc: dict[str, Any]) -> TournamentConfig:
     """A config from command-line options given as the TOML keys would be."""
-    return config_from_dict(doc, _Where("<options>", ""), str(Path.cwd()), "<options>")
+    return config_from_dict(
+        doc, _Where("<options>", "", frozenset(doc)), str(Path.cwd()), "<options>"
+    )
 
 
 def config_error(config: TournamentConfig, key: str, message: str) -> ConfigError:
     """An error about ``key`` found after reading (a game that does not load), with its line."""
+    if config.origin == "<options>":
+        return _Where(config.origin, "", frozenset({key})).error(key, message)
     try:
         text = Path(config.origin).read_text(encoding="utf-8")
     except OSError:

@@ -55,6 +55,8 @@ def _resolve(entry: str, base: Path) -> GameRef:
         return GameRef(entry, rules, tuple(game.roles), True)
     path = Path(entry).expanduser()
     path = path if path.is_absolute() else base / path
+    if not path.exists() and "/" not in entry and not entry.endswith((".kif", ".gdl")):
+        load(entry)  # no file and no path: an unknown name, said with the known names
     text = path.read_text(encoding="utf-8")
     label = path.stem
     game = load_kif(text, label)

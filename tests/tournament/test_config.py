@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ggpkit.tournament.config import ConfigError, load_config
+from ggpkit.tournament.config import ConfigError, config_from_options, load_config
 from ggpkit.tournament.games import resolve_games
 from ggpkit.tournament.schedule import check_games
 
@@ -104,3 +104,18 @@ def test_swiss_refuses_games_of_more_than_two_roles(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, text))
     with pytest.raises(ConfigError, match=r":2: schedule: swiss needs two-role games; peg has 1"):
         check_games(config, resolve_games(config))
+
+
+def test_options_override_the_file_and_their_errors_name_the_option(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD)
+    config = load_config(path, {"playclock": 7, "games": ["peg"]})
+    assert (config.playclock, config.games, config.startclock) == (7, ("peg",), 10)
+    with pytest.raises(ConfigError, match=r"^--playclock: must be a whole number >= 1 \(got 0\)"):
+        load_config(path, {"playclock": 0})
+    with pytest.raises(ConfigError, match=r"^--player: players.x: unknown agent 'rndom'"):
+        config_from_options({"games": ["peg"], "players": {"x": "rndom", "y": "random"}})
+    options = config_from_options(
+        {"games": ["nosuch.kif"], "players": {"x": "random", "y": "random"}}
+    )
+    with pytest.raises(ConfigError, match=r"^--game: 'nosuch.kif': .*no such file"):
+        resolve_games(options)

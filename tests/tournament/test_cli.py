@@ -1,0 +1,43 @@
+"""``ggpkit tournament`` mistakes are one line and exit 2, before any Ray starts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ggpkit.cli import _load_commands, app
+
+_load_commands()
+runner = CliRunner()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run"], "give a tournament file (CONFIG) or --game and --player options"),
+        (["run", "--game", "peg", "--player", "x"], "--player 'x': give NAME=SPEC"),
+        (
+            ["run", "--game", "peg", "--player", "x=random"],
+            "--player: a tournament needs at least 2",
+        ),
+        (
+            ["run", "--game", "nope", "--player", "a=random", "--player", "b=random"],
+            "--game: 'nope': unknown game 'nope'",
+        ),
+        (["standings", "nosuch"], "no tournament 'nosuch'"),
+        (["resume", "nosuch"], "no tournament 'nosuch'"),
+    ],
+)
+def test_mistakes_are_one_line(tmp_path: Path, args: list[str], message: str) -> None:
+    result = runner.invoke(app, ["tournament", *args, "--db", str(tmp_path / "m.sqlite3")])
+    assert result.exit_code == 2, result.output
+    assert f"ggpkit: error: {message}" in result.output
+
+
+def test_help_explains_the_config() -> None:
+    result = runner.invoke(app, ["tournament", "run", "--help"])
+    assert result.exit_code == 0
+    for word in ("CONFIG", "--address", "--player", "--schedule", "--db"):
+        assert word in result.output
