@@ -63,13 +63,15 @@ class RayExecutor:
             ray.init(address=address, **options)
             self.owns_cluster = True
         self._play = ray.remote(max_retries=TASK_RETRIES, retry_exceptions=False)(_remote_play)
+        self._cores = int(ray.cluster_resources().get("CPU", 1))
         self._running: dict[Any, Hashable] = {}
         self.nodes: Counter[str] = Counter()
         """Matches played per Ray node id (to see that a cluster used every node)."""
 
     def capacity(self) -> int:
-        """Matches to keep submitted at once: twice the cluster's cores (none sits idle)."""
-        return max(2, 2 * int(self.ray.cluster_resources().get("CPU", 1)))
+        """Matches to keep submitted at once: twice the cluster's cores when it was joined
+        (so none sits idle while the driver stores a result)."""
+        return max(2, 2 * self._cores)
 
     def submit(self, task: MatchTask, handle: Hashable) -> None:
         ref = self._play.options(num_cpus=task.cpus).remote(task)
