@@ -7,9 +7,10 @@ Three ways to play N random-vs-random matches of small games on this machine's c
 - ``tournament``: a whole ``ggpkit tournament`` on Ray: refereed matches, every record
   written to a SQLite store by the one writer.
 
-Before them, ``serial`` plays a sample in this process to give the bare time of a match;
-a way's *overhead per match* is ``wall * cores / N - serial median``: what each match
-costs beyond its own play. Run on a quiet machine (``uptime``):
+Before them, ``serial`` plays a sample in this process to give the bare time of a match
+(mean and median: the games differ in length); a way's *overhead per match* is
+``wall * cores / N - serial mean``: what each match costs beyond its own play.
+Run on a quiet machine (``uptime``):
 
     python benchmarks/tournament_throughput.py --matches 1000 --cpus 2
 """
@@ -49,14 +50,14 @@ def sources() -> list[str]:
     return ["breakthrough-holes", *([str(tic)] if tic.is_file() else [])]
 
 
-def serial(games: list[str], sample: int) -> float:
+def serial(games: list[str], sample: int) -> tuple[float, float]:
     times = []
     for i in range(sample):
         game = game_of(games[i % len(games)])
         started = time.perf_counter()
         play_match(game, SPECS, i, 1, Limit())
         times.append(time.perf_counter() - started)
-    return statistics.median(times)
+    return statistics.mean(times), statistics.median(times)
 
 
 def pool(games: list[str], n: int, cpus: int) -> float:
@@ -124,9 +125,9 @@ def main() -> None:
     args = parser.parse_args()
     games = sources()
     n, cpus = args.matches - args.matches % len(games), args.cpus
-    bare = serial(games, args.serial_sample)
+    bare, median_bare = serial(games, args.serial_sample)
     print(f"games {', '.join(Path(g).name for g in games)}; {n} matches; {cpus} cores")
-    print(f"serial: median match {1000 * bare:.2f} ms")
+    print(f"serial: mean match {1000 * bare:.2f} ms, median {1000 * median_bare:.2f} ms")
     rows = [("pool", pool(games, n, cpus), None)]
     import ray
 
