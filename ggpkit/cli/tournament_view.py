@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from rich.console import Group
+    from rich.console import Console, Group
     from rich.live import Live
     from rich.table import Table
 
@@ -27,13 +27,15 @@ SHOWN_MATCHES = 8
 class LiveView:
     """A listener for ``run_tournament`` that redraws the view (a no-op off a terminal)."""
 
-    def __init__(self, tstore: TournamentStore, names: Sequence[str]) -> None:
+    def __init__(
+        self, tstore: TournamentStore, names: Sequence[str], console: Console | None = None
+    ) -> None:
         from rich.console import Console
         from rich.live import Live
 
         self.tstore = tstore
         self.names = list(names)
-        console = Console(stderr=True)
+        console = console or Console(stderr=True)
         self.live: Live | None = (
             Live(console=console, transient=True) if console.is_terminal else None
         )
