@@ -22,7 +22,6 @@ from ggpkit.tournament.ratings import (
     Ranking,
     Rating,
     bradley_terry,
-    bradley_terry_point,
     plackett_luce,
 )
 
@@ -154,10 +153,6 @@ def _ratings(
     index = {name: i for i, name in enumerate(names)}
     if all(len(s.players) <= 2 for s in done):
         duels = _duels(done, index)
-        if samples == 0:
-            return [
-                Rating(p, p, p, "bradley-terry") for p in bradley_terry_point(duels, len(names))
-            ]
         return bradley_terry(duels, len(names), samples=samples, seed=seed)
     return plackett_luce(_rankings(done, index), len(names))
 
