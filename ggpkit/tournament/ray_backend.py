@@ -58,9 +58,9 @@ class RayExecutor:
                 "logging_level": logging.WARNING,
                 **init,
             }
-            if address is None:
+            if address is None:  # "local": a new cluster, never one that happens to run here
                 options["num_cpus"] = num_cpus
-            ray.init(address=address, **options)
+            ray.init(address=address or "local", **options)
             self.owns_cluster = True
         self._play = ray.remote(max_retries=TASK_RETRIES, retry_exceptions=False)(_remote_play)
         self._cores = int(ray.cluster_resources().get("CPU", 1))
