@@ -30,6 +30,7 @@ import signal
 import sys
 import threading
 import time
+from pathlib import Path
 from types import FrameType
 
 EXIT_GRACE_SECONDS = 1.5
@@ -91,6 +92,54 @@ def _watch_parent(parent_pid: int) -> None:
     os._exit(1)
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """CPU time (user + system) ``pid`` has used so far; None where /proc cannot tell.
+
+    Why CPU and not wall time: a budget in CPU seconds gives the same verdict on a
+    quiet machine and on one where other work takes the cores.
+    """
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2 :].split()  # the name may hold spaces
+    ticks = int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def limit_memory(extra_bytes: int) -> None:
+    """Let this process allocate at most ``extra_bytes`` more data memory (RLIMIT_DATA).
+
+    Counted from what the process holds now: a forked child inherits its parent's
+    memory, and a limit below that would fail every allocation at once. Silently
+    nothing where the platform has no such limit.
+    """
+    try:
+        import resource
+
+        held = _data_bytes()
+        if held is None:
+            return
+        limit = held + extra_bytes
+        _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
+    except (ImportError, AttributeError, ValueError, OSError):
+        pass
+
+
+def _data_bytes() -> int | None:
+    try:
+        status = Path("/proc/self/status").read_text()
+    except OSError:
+        return None
+    for line in status.splitlines():
+        if line.startswith("VmData:"):
+            return int(line.split()[1]) * 1024
+    return None
+
+
 # ---- the command's own process --------------------------------------------------------
 
 
@@ -141,8 +190,10 @@ def _end_after_signal(read_end: int, grace: float) -> None:
 
 __all__ = [
     "EXIT_GRACE_SECONDS",
+    "cpu_seconds",
     "die_with_parent",
     "exit_on_signals",
     "exit_status",
+    "limit_memory",
     "received_signal",
 ]

@@ -4,9 +4,33 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 
 def pytest_configure(config: pytest.Config) -> None:
     os.environ["GGPKIT_DB"] = os.path.join(tempfile.mkdtemp(prefix="ggpkit-tests-"), "m.sqlite3")
+
+
+def _live_children() -> set[int]:
+    """Pids of this process's live children (Linux /proc)."""
+    me = str(os.getpid())
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        if text[text.rindex(")") + 2 :].split()[1] == me:
+            found.add(int(stat.parent.name))
+    return found
+
+
+@pytest.fixture
+def live_children() -> Callable[[], set[int]]:
+    """A function listing this process's live child pids; skips where /proc is missing."""
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("lists child processes through Linux's /proc")
+    return _live_children

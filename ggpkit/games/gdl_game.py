@@ -38,7 +38,7 @@ from ggpkit.games.capabilities import Capabilities
 from ggpkit.gdl.checker import Problem, check_rules
 from ggpkit.gdl.kif import Rule, parse_rules, read_kif_file
 from ggpkit.gdl.terms import Const, Func, Term
-from ggpkit.reasoning.base import Reasoner, ReasonerError
+from ggpkit.reasoning.base import Reasoner, ReasonerError, time_limit
 from ggpkit.reasoning.prover import Prover
 
 REASONERS = ("auto", "prover", "propnet")
@@ -191,25 +191,26 @@ class GdlGame(Game[Hashable]):
             for _ in range(playouts):
                 state = self.initial_state()
                 for _step in range(max_steps):
-                    if self.is_terminal(state):
-                        sums.append(sum(self.goals(state).values()))
-                        break
-                    legal = self.all_legal_moves(state)
-                    if moves < DYNAMICS_MOVES:
-                        choosers_at_once = max(
-                            choosers_at_once, sum(1 for ms in legal if len(ms) > 1)
-                        )
-                    if any(not ms for ms in legal) or moves >= PROBE_MOVES:
-                        break
-                    state = self._next(state, [rng.choice(ms) for ms in legal])
+                    with time_limit(PROBE_SAFETY_SECONDS):  # one step: hostile rules can hang
+                        if self.is_terminal(state):
+                            sums.append(sum(self.goals(state).values()))
+                            break
+                        legal = self.all_legal_moves(state)
+                        if moves < DYNAMICS_MOVES:
+                            choosers_at_once = max(
+                                choosers_at_once, sum(1 for ms in legal if len(ms) > 1)
+                            )
+                        if any(not ms for ms in legal) or moves >= PROBE_MOVES:
+                            break
+                        state = self._next(state, [rng.choice(ms) for ms in legal])
                     moves += 1
                     cut_short = moves >= DYNAMICS_MOVES and time.perf_counter() > deadline
                     if cut_short:
                         break
                 if moves >= PROBE_MOVES or cut_short:
                     break
-        except GameError:
-            pass
+        except GameError:  # rules that break mid-game, or one step past the limit
+            cut_short = time.perf_counter() > deadline
         notes = self.notes
         utility = _utility(sums)
         if cut_short:  # how far a slow probe gets depends on the machine: say nothing of it
@@ -225,6 +226,9 @@ class GdlGame(Game[Hashable]):
         )
 
 
+COMPILE_TIMEOUT = 60.0
+"""Seconds the propnet's grounding and building may take when the caller gives no limit."""
+
 PROBE_MOVES = 400
 """Joint moves the info probe plays in all (the same number on every machine)."""
 
@@ -233,7 +237,7 @@ DYNAMICS_MOVES = 50
 decided on them alone, so it never depends on the machine's speed."""
 
 PROBE_SAFETY_SECONDS = 5.0
-"""Only rules slower than this over the whole probe stop it early (noted in ``info``)."""
+"""Only rules slower than this over the whole probe, or in one step, stop it early (noted)."""
 
 _MIN_SAMPLES = 4
 """Terminal states a probe must see, all with one goal sum, to call a game constant-sum."""
@@ -258,15 +262,20 @@ def _goal_range(rules: Sequence[Rule]) -> tuple[int, int]:
     return (min(values), max(values)) if values else (0, 100)
 
 
-def _make_reasoner(rules: Sequence[Rule], reasoner: str) -> tuple[Reasoner[Any], tuple[str, ...]]:
-    """The reasoner asked for, and the notes to show with it (why the propnet was not used)."""
+def _make_reasoner(
+    rules: Sequence[Rule], reasoner: str, timeout: float
+) -> tuple[Reasoner[Any], tuple[str, ...]]:
+    """The reasoner asked for, and the notes to show with it (why the propnet was not used).
+
+    The propnet's compilation (in a killable child) gets ``timeout`` seconds.
+    """
     if reasoner not in REASONERS:
         raise GameError(f"unknown reasoner {reasoner!r}; use one of {', '.join(REASONERS)}")
     notes: tuple[str, ...] = ()
     if reasoner in ("auto", "propnet"):
         try:
             fast = importlib.import_module("ggpkit.reasoning.fast")
-            made: Reasoner[Any] = fast.PropnetReasoner.from_rules(rules)
+            made: Reasoner[Any] = fast.PropnetReasoner.from_rules(rules, timeout=timeout)
             return made, notes
         except Exception as e:  # any failure of the fast path is shown, then the prover plays
             if reasoner == "propnet":
@@ -282,16 +291,24 @@ def _make_reasoner(rules: Sequence[Rule], reasoner: str) -> tuple[Reasoner[Any],
 
 
 def load_kif_text(
-    text: str, name: str = "<string>", reasoner: str = "auto", check: bool = True
+    text: str,
+    name: str = "<string>",
+    reasoner: str = "auto",
+    check: bool = True,
+    timeout: float = COMPILE_TIMEOUT,
 ) -> GdlGame:
-    """A game from GDL text; ``name`` is used in messages and as the game's name."""
+    """A game from GDL text; ``name`` is used in messages and as the game's name.
+
+    ``timeout`` bounds the propnet's grounding and building; past it (or when the
+    grounding estimate refuses the rules) ``auto`` runs the game on the prover.
+    """
     rules = parse_rules(text, name)
     if check:
         problems = check_rules(rules)
         if any(p.severity == "error" for p in problems):
             raise GdlCheckError(name, problems)
     game_name = Path(name).stem if name.endswith((".kif", ".gdl")) else name
-    made, notes = _make_reasoner(rules, reasoner)
+    made, notes = _make_reasoner(rules, reasoner, timeout)
     return GdlGame(rules, made, name=game_name, notes=notes)
 
 

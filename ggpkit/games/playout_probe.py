@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ggpkit.games.api import Game
+from ggpkit.reasoning.base import time_limit
 
 PLAYOUTS = 20
 """Random playouts per probe."""
@@ -60,12 +61,15 @@ def find_stuck_state(
     """
     rng = random.Random(seed)
     deadline = time.monotonic() + seconds
-    for playout in range(playouts):
-        found = _playout(game, rng, max_steps, deadline)
-        if found is not None:
-            return StuckState(found[0], found[1], playout, seed)
-        if time.monotonic() > deadline:
-            break
+    # Between calls the deadline ends the probe quietly; a call still running at twice
+    # the budget (hostile rules whose queries never end) ends with a GameError.
+    with time_limit(2 * seconds):
+        for playout in range(playouts):
+            found = _playout(game, rng, max_steps, deadline)
+            if found is not None:
+                return StuckState(found[0], found[1], playout, seed)
+            if time.monotonic() > deadline:
+                break
     return None
 
 

@@ -186,7 +186,8 @@ def load(name_or_path: str, engine: str = "native") -> Game[Any]:
     raise GameError(f"unknown engine {engine!r}; use 'native' or 'gdl'")
 
 
-def load_kif(text: str, name: str = "<string>") -> Game[Any]:
-    """A game from GDL text."""
-    game: Game[Any] = _gdl_module().load_kif_text(text, name)
+def load_kif(text: str, name: str = "<string>", timeout: float | None = None) -> Game[Any]:
+    """A game from GDL text; ``timeout`` bounds the propnet's compilation (then the prover)."""
+    gdl = _gdl_module()
+    game: Game[Any] = gdl.load_kif_text(text, name, timeout=timeout or gdl.COMPILE_TIMEOUT)
     return game

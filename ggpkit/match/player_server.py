@@ -72,7 +72,7 @@ from ggpkit.match.records import MatchRecord
 
 log = logging.getLogger("ggpkit.player")
 
-GameLoader = Callable[[str], Game[Any]]
+GameLoader = Callable[[str, float], Game[Any]]
 """Turns the GDL text of the rules into a game."""
 
 MAX_START_BYTES = 5_000_000
@@ -89,6 +89,8 @@ SILENT_PLAY_CLOCKS = 3
 
 READY_RESERVE = 0.5
 """Seconds of the start clock kept for the prover fallback when the full load is late."""
+COMPILE_SHARE = 0.8
+"""Share of its time a loader gives the propnet's compilation (the rest: the prover's)."""
 
 _HEAD = re.compile(r"\s*\(\s*([A-Za-z]+)(?:\s+([^\s()]+))?")
 
@@ -103,14 +105,19 @@ def rules_name(rules: str) -> str:
     return "gdl-" + hashlib.sha1(tokens.encode("utf-8")).hexdigest()[:10]
 
 
-def gdl_loader(rules: str) -> Game[Any]:
-    """Load rules with ggpkit's GDL engine."""
+def gdl_loader(rules: str, seconds: float) -> Game[Any]:
+    """Load rules with ggpkit's GDL engine, the propnet's compilation bounded by ``seconds``.
+
+    The compilation runs in a child process that is killed at its limit, so nothing
+    of a late START keeps working (and taking a core) during the match; a fraction
+    of the time is kept for the prover that then runs the game.
+    """
     from ggpkit.games.registry import load_kif
 
-    return load_kif(rules, "<START>")
+    return load_kif(rules, "<START>", timeout=max(0.1, seconds * COMPILE_SHARE))
 
 
-def prover_loader(rules: str) -> Game[Any]:
+def prover_loader(rules: str, seconds: float) -> Game[Any]:
     """Load rules on the reference prover: no grounding, ready in the time it takes to read."""
     from ggpkit.games.gdl_game import load_kif_text
 
@@ -134,11 +141,11 @@ def valid_clock(seconds: float) -> bool:
     return math.isfinite(seconds) and 0 < seconds <= MAX_CLOCK_SECONDS
 
 
-def default_loader(rules: str) -> Game[Any]:
+def default_loader(rules: str, seconds: float) -> Game[Any]:
     """A native engine if the rules have the structure of a registered twin, else the GDL one."""
     from ggpkit.match.native import recognise
 
-    return recognise(rules) or gdl_loader(rules)
+    return recognise(rules) or gdl_loader(rules, seconds)
 
 
 @dataclass
@@ -256,7 +263,8 @@ class PlayerService:
             if seconds <= 0:
                 continue
             try:
-                game = await asyncio.wait_for(in_daemon_thread(partial(loader, msg.rules)), seconds)
+                load = partial(loader, msg.rules, seconds)
+                game = await asyncio.wait_for(in_daemon_thread(load), seconds)
                 game.role_index(msg.role)
                 return game
             except TimeoutError:

@@ -7,7 +7,10 @@ reasoner into the game API; the differential tests play them side by side.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+import contextlib
+import threading
+import time
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
@@ -20,6 +23,42 @@ RS_in = TypeVar("RS_in", bound=Hashable, contravariant=True)
 
 class ReasonerError(GgpkitError):
     """The rules do not define a proper game here (e.g. no goal value, or two, for a role)."""
+
+
+class GroundingError(ReasonerError):
+    """The rules cannot be grounded here: too big, too slow, or not a well-formed GDL program."""
+
+
+class QueryTimeLimitError(ReasonerError):
+    """A query ran past the limit a caller set with :func:`time_limit`."""
+
+
+_limits = threading.local()
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Queries made by this thread inside the block end with QueryTimeLimitError after ``seconds``.
+
+    Why: a query can take forever on hostile rules (one rule joining ten domains),
+    and a thread cannot be stopped from outside. The prover checks the limit as it
+    works; the propnet's queries are bounded by its size and never need to. Limits
+    nest: the earliest deadline holds.
+    """
+    previous: tuple[float, float] | None = getattr(_limits, "deadline", None)
+    mine = (time.monotonic() + seconds, seconds)
+    _limits.deadline = mine if previous is None else min(previous, mine)
+    try:
+        yield
+    finally:
+        _limits.deadline = previous
+
+
+def check_time_limit() -> None:
+    """Raise QueryTimeLimitError if this thread's :func:`time_limit` has passed."""
+    limit: tuple[float, float] | None = getattr(_limits, "deadline", None)
+    if limit is not None and time.monotonic() > limit[0]:
+        raise QueryTimeLimitError(f"a query of the rules took longer than {limit[1]:g} s")
 
 
 @dataclass(frozen=True, slots=True)

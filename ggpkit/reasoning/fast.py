@@ -26,7 +26,7 @@ from ggpkit.reasoning.grounding import (
     DEFAULT_MAX_ATOMS,
     DEFAULT_TIMEOUT,
     GroundingError,
-    ground,
+    compile_rules,
 )
 from ggpkit.reasoning.propnet import Propnet, build
 
@@ -100,8 +100,11 @@ class PropnetReasoner:
         timeout: float | None = DEFAULT_TIMEOUT,
         max_atoms: int = DEFAULT_MAX_ATOMS,
     ) -> PropnetReasoner:
-        """Ground ``rules`` and build the reasoner; GroundingError if the game is too big."""
-        return cls(build(ground(list(rules), timeout=timeout, max_atoms=max_atoms)))
+        """Ground ``rules`` and build the reasoner; GroundingError if the game is too big.
+
+        Grounding and building both run in the grounder's killable child process.
+        """
+        return cls(compile_rules(list(rules), build, timeout=timeout, max_atoms=max_atoms))
 
     # ---- states --------------------------------------------------------------------------
 

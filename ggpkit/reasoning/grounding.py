@@ -21,36 +21,57 @@ in a forked child process with a time limit and an atom budget; both end as a
 
 from __future__ import annotations
 
-import itertools
+import contextlib
 import multiprocessing
 import os
 import pickle
-from collections.abc import Iterable, Sequence
+import signal
+import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from multiprocessing.connection import Connection
+from typing import Any, TypeVar, cast
 
 import clingo
 
 from ggpkit.gdl.kif import Rule
-from ggpkit.gdl.terms import Const, Func, Term, Var, variables
-from ggpkit.processes import die_with_parent
-from ggpkit.reasoning.base import ReasonerError
+from ggpkit.gdl.terms import Const, Func, Term, Var
+from ggpkit.processes import cpu_seconds, die_with_parent, limit_memory
+from ggpkit.reasoning.base import GroundingError
+from ggpkit.reasoning.rule_parts import Lit, dynamic_predicates, predicate, rule_parts
 
 # Relation names that keep their own name in the clingo program.
 _RELATIONS = frozenset(
     {"role", "init", "true", "does", "next", "legal", "goal", "terminal", "base", "input"}
 )
-_IGNORED_HEADS = frozenset({"base", "input"})
 _SHOWN = (
     "role/1", "init/1", "true/1", "does/2", "next/1", "legal/2", "goal/2", "terminal/0",
 )  # fmt: skip
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_ATOMS = 1_000_000
+ESTIMATE_CPU_SECONDS = 1.0
+"""CPU seconds the first clingo run (every possible fact) may take: the size estimate.
 
+Listing the possible facts costs about a tenth of a full grounding, so this run
+is the estimate: the corpus's largest games that ground well (chess_200, hex) need
+under 0.9 s; a rule that joins many domains, or terms that grow without end,
+blow through it at once, and are refused within about a second.
+"""
+MEMORY_LIMIT_BYTES = 8 * 2**30
+"""Memory the grounding child may allocate beyond what it inherits."""
+POLL_SECONDS = 0.02
+"""How often the parent checks the child's CPU during the estimate."""
 
-class GroundingError(ReasonerError):
-    """The rules cannot be grounded here: too big, too slow, or not a well-formed GDL program."""
+_ESTIMATED, _DONE = "estimated", "done"
+_ESTIMATE_REFUSED = (
+    f"the grounding estimate refused the rules: listing their possible facts took over "
+    f"{ESTIMATE_CPU_SECONDS:g} s of CPU, so the ground program would be too large "
+    "(a rule joining many domains, or terms that grow without end)"
+)
+_OUT_OF_MEMORY = f"grounding needs more than {MEMORY_LIMIT_BYTES // 2**30} GiB of memory"
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,43 +134,8 @@ def _atom(t: Term, names: _Names, varmap: dict[str, str]) -> str:
     return head + "(" + ",".join(_term(a, names, varmap) for a in t.args) + ")"
 
 
-# A body literal after 'or' expansion: ("pos"|"neg", atom term) or ("ne"|"eq", a, b).
-_Lit = tuple[Any, ...]
-
-
-def _dnf(lit: Term, negated: bool = False) -> list[list[_Lit]]:
-    """A body literal as a disjunction of conjunctions of simple literals."""
-    if isinstance(lit, Func) and lit.name == "not" and len(lit.args) == 1:
-        return _dnf(lit.args[0], not negated)
-    if isinstance(lit, Func) and lit.name == "or":
-        parts = [_dnf(a, negated) for a in lit.args]
-        if not negated:
-            return [conj for p in parts for conj in p]
-        # not (a or b) = not a and not b
-        return [_concat(combo) for combo in itertools.product(*parts)]
-    if isinstance(lit, Func) and lit.name == "distinct":
-        if len(lit.args) != 2:
-            raise GroundingError(f"distinct needs two arguments: {lit}")
-        return [[("eq" if negated else "ne", lit.args[0], lit.args[1])]]
-    return [[("neg" if negated else "pos", lit)]]
-
-
-def _concat(parts: Sequence[list[_Lit]]) -> list[_Lit]:
-    return [x for part in parts for x in part]
-
-
-def _expand(rule: Rule) -> list[list[_Lit]]:
-    """The bodies of a rule once every 'or' is split."""
-    parts = [_dnf(lit) for lit in rule.body]
-    return [_concat(combo) for combo in itertools.product(*parts)]
-
-
-def _pred(t: Term) -> tuple[str, int]:
-    return (t.name, len(t.args) if isinstance(t, Func) else 0)
-
-
 def _asp_rule(
-    head: Term, body: Sequence[_Lit], names: _Names, dropped: set[tuple[str, int]] | None
+    head: Term, body: Sequence[Lit], names: _Names, dropped: set[tuple[str, int]] | None
 ) -> str:
     """One clingo rule; negative literals on the ``dropped`` predicates are left out."""
     varmap: dict[str, str] = {}
@@ -159,88 +145,13 @@ def _asp_rule(
         if kind == "pos":
             out.append(_atom(lit[1], names, varmap))
         elif kind == "neg":
-            if dropped is None or _pred(lit[1]) not in dropped:
+            if dropped is None or predicate(lit[1]) not in dropped:
                 out.append("not " + _atom(lit[1], names, varmap))
         else:
             op = "!=" if kind == "ne" else "=="
             out.append(f"{_term(lit[1], names, varmap)} {op} {_term(lit[2], names, varmap)}")
     h = _atom(head, names, varmap)
     return h + (" :- " + ", ".join(out) if out else "") + "."
-
-
-def _lit_vars(lit: _Lit) -> set[str]:
-    if lit[0] in ("pos", "neg"):
-        return variables(lit[1])
-    return variables(lit[1]) | variables(lit[2])
-
-
-def _split(head: Term, body: list[_Lit], counter: list[int]) -> list[tuple[Term, list[_Lit]]]:
-    """Split a body into independent parts, each its own auxiliary relation.
-
-    ``next(c X) :- true(c X), does(a, m(P)), near(X, P), does(b, m(Q)), near(X, Q)``
-    grounds to one rule per (X, P, Q): a cross product of the two roles' moves. The
-    literals joined by non-head variables form components (here one per role);
-    each component ``C`` with head variables ``V`` becomes ``aux(V) :- C``, so the
-    ground program grows with the sum of the components, not their product. A
-    component is only split off when its positive literals bind all of ``V``.
-    """
-    hv = variables(head)
-    local = [_lit_vars(lit) - hv for lit in body]
-    parent = list(range(len(body)))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    owner: dict[str, int] = {}
-    for i, vs in enumerate(local):
-        for v in vs:
-            if v in owner:
-                parent[find(i)] = find(owner[v])
-            else:
-                owner[v] = i
-    comps: dict[int, list[int]] = {}
-    for i, vs in enumerate(local):
-        if vs:
-            comps.setdefault(find(i), []).append(i)
-    if len(comps) < 2:
-        return [(head, body)]
-    grouped = {i for idx in comps.values() for i in idx}
-    main = [lit for i, lit in enumerate(body) if i not in grouped]
-    out: list[tuple[Term, list[_Lit]]] = []
-    for idx in comps.values():
-        part = [body[i] for i in idx]
-        iface = sorted(set().union(*(_lit_vars(lit) for lit in part)) & hv)
-        bound = set().union(*(variables(lit[1]) for lit in part if lit[0] == "pos"))
-        if not set(iface) <= bound:
-            main.extend(part)
-            continue
-        counter[0] += 1
-        name = f"aux {counter[0]}"  # a space never occurs in a GDL symbol
-        aux: Term = Func(name, tuple(Var(v) for v in iface)) if iface else Const(name)
-        out.append((aux, part))
-        main.append(("pos", aux))
-    out.append((head, main))
-    return out
-
-
-def _dynamic(rules: list[tuple[Term, list[_Lit]]]) -> set[tuple[str, int]]:
-    """The predicates that depend on ``true`` or ``does``: they vary between states."""
-    users: dict[tuple[str, int], set[tuple[str, int]]] = {}
-    for head, body in rules:
-        for lit in body:
-            if lit[0] in ("pos", "neg"):
-                users.setdefault(_pred(lit[1]), set()).add(_pred(head))
-    out = {("true", 1), ("does", 2)}
-    stack = list(out)
-    while stack:
-        for user in users.get(stack.pop(), ()):
-            if user not in out:
-                out.add(user)
-                stack.append(user)
-    return out
 
 
 def _program(rules: Iterable[Rule], names: _Names, relaxed: bool) -> str:
@@ -251,14 +162,8 @@ def _program(rules: Iterable[Rule], names: _Names, relaxed: bool) -> str:
     true. Negation on static predicates is kept: it is exact (the same in every
     state), and dropping it would inflate the domains for nothing.
     """
-    parts: list[tuple[Term, list[_Lit]]] = []
-    counter = [0]
-    for rule in rules:
-        if isinstance(rule.head, Func | Const) and rule.head.name in _IGNORED_HEADS:
-            continue
-        for body in _expand(rule):
-            parts.extend(_split(rule.head, body, counter))
-    dropped = _dynamic(parts) if relaxed else None
+    parts = rule_parts(rules)
+    dropped = dynamic_predicates(parts) if relaxed else None
     return "\n".join(_asp_rule(head, part, names, dropped) for head, part in parts)
 
 
@@ -307,23 +212,22 @@ def _domain(rules: list[Rule], names: _Names, max_atoms: int) -> tuple[list[Any]
     ctl = clingo.Control(["--warn=none"])
     ctl.add("base", [], text)
     ctl.ground([("base", [])])
-    trues: list[Any] = []
-    does: list[Any] = []
-    for count, sa in enumerate(ctl.symbolic_atoms):
-        if count >= max_atoms:
-            raise GroundingError(f"more than {max_atoms} possible ground atoms")
-        sym = sa.symbol
-        if sym.name == "true" and len(sym.arguments) == 1:
-            trues.append(sym)
-        elif sym.name == "does" and len(sym.arguments) == 2:
-            does.append(sym)
+    atoms = ctl.symbolic_atoms
+    if len(atoms) > max_atoms:
+        raise GroundingError(f"more than {max_atoms} possible ground atoms")
+    trues = [a.symbol for a in atoms.by_signature("true", 1)]
+    does = [a.symbol for a in atoms.by_signature("does", 2)]
     return trues, does
 
 
-def _ground_in_process(rules: list[Rule], max_atoms: int) -> GroundProgram:
+def _ground_in_process(
+    rules: list[Rule], max_atoms: int, estimated: Callable[[], None] = lambda: None
+) -> GroundProgram:
+    """The two clingo runs; ``estimated`` is called between them (the estimate is done)."""
     names = _Names()
     try:
         trues, does = _domain(rules, names, max_atoms)
+        estimated()
         text = _program(rules, names, relaxed=False)
         dom = [f"d_true({s.arguments[0]})." for s in trues]
         dom += [f"d_does({s.arguments[0]},{s.arguments[1]})." for s in does]
@@ -372,26 +276,46 @@ def _role_order(rules: list[Rule], role_fact: Term) -> int:
     return len(rules)
 
 
-def _child(conn: Any, rules: list[Rule], max_atoms: int, timeout: float, parent: int) -> None:
+def _child(
+    conn: Connection,
+    rules: list[Rule],
+    finish: Callable[[GroundProgram], object],
+    max_atoms: int,
+    timeout: float,
+    parent: int,
+) -> None:
     die_with_parent(parent)
-    # A CPU-time limit bounds a runaway grounding even if nobody kills it.
+    os.setpgid(0, 0)  # its own process group, killed as one
+    _limit_resources(timeout)
+    try:
+        program = _ground_in_process(rules, max_atoms, lambda: _send(conn, _ESTIMATED, None))
+        result: object = finish(program)
+    except GroundingError as e:
+        result = e
+    except MemoryError:
+        result = GroundingError(_OUT_OF_MEMORY)
+    except Exception as e:  # report anything else as a grounding failure, not a crash
+        result = GroundingError(f"grounding failed: {e!r}")
+    try:
+        _send(conn, _DONE, result)
+    finally:
+        conn.close()
+
+
+def _limit_resources(timeout: float) -> None:
+    """CPU and memory limits that end a runaway child even if nobody kills it."""
+    limit_memory(MEMORY_LIMIT_BYTES)
     try:
         import resource
 
-        limit = int(timeout) + 5
-        resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 5))
+        seconds = int(timeout) + 5
+        resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 5))
     except (ImportError, ValueError, OSError):
         pass
-    try:
-        result: object = _ground_in_process(rules, max_atoms)
-    except GroundingError as e:
-        result = e
-    except Exception as e:  # report anything else as a grounding failure, not a crash
-        result = GroundingError(f"grounding failed: {type(e).__name__}: {e}")
-    try:
-        conn.send_bytes(pickle.dumps(result))
-    finally:
-        conn.close()
+
+
+def _send(conn: Connection, kind: str, payload: object) -> None:
+    conn.send_bytes(pickle.dumps((kind, payload)))
 
 
 def ground(
@@ -399,11 +323,30 @@ def ground(
     timeout: float | None = DEFAULT_TIMEOUT,
     max_atoms: int = DEFAULT_MAX_ATOMS,
 ) -> GroundProgram:
-    """Ground ``rules``; GroundingError when that takes over ``timeout`` s or too many atoms.
+    """Ground ``rules``; GroundingError when the estimate, the time or the size refuses them."""
+    return compile_rules(rules, _same, timeout, max_atoms)
 
-    With a timeout (and a POSIX ``fork``), clingo runs in a child process so a game
-    whose grounding never ends can be stopped; ``timeout=None`` grounds in-process, and
-    so does a daemonic process, which cannot have children.
+
+def _same(program: GroundProgram) -> GroundProgram:
+    return program
+
+
+def compile_rules(
+    rules: list[Rule],
+    finish: Callable[[GroundProgram], T],
+    timeout: float | None = DEFAULT_TIMEOUT,
+    max_atoms: int = DEFAULT_MAX_ATOMS,
+) -> T:
+    """Ground ``rules`` and turn the program into ``finish``'s result, in a killable child.
+
+    With a timeout (and a POSIX ``fork``), the work runs in a child process with
+    its own process group, a memory limit and a CPU limit, so rules from anyone can
+    be tried: the first clingo run (the possible facts) must finish within
+    :data:`ESTIMATE_CPU_SECONDS` of CPU, everything within ``timeout`` seconds, or
+    the child is killed and GroundingError says why. ``finish`` runs in the child
+    too (building a network from a big program is the other slow part); its result
+    comes back pickled. ``timeout=None`` works in-process without limits, and so
+    does a daemonic process, which cannot have children.
     """
     rules = list(rules)
     if (
@@ -413,30 +356,65 @@ def ground(
         # children; its own parent bounds its time, so ground in-process there.
         or multiprocessing.current_process().daemon
     ):
-        return _ground_in_process(rules, max_atoms)
+        return finish(_ground_in_process(rules, max_atoms))
     ctx = multiprocessing.get_context("fork")
-    parent, child = ctx.Pipe(duplex=False)
-    args = (child, rules, max_atoms, timeout, os.getpid())
+    receiver, sender = ctx.Pipe(duplex=False)
+    args = (sender, rules, finish, max_atoms, timeout, os.getpid())
     proc = ctx.Process(target=_child, args=args, daemon=True)
     proc.start()
-    child.close()
+    sender.close()
     try:
-        if not parent.poll(timeout):
-            raise GroundingError(f"grounding took longer than {timeout:g} s")
-        data = parent.recv_bytes()
-    except EOFError as e:
-        raise GroundingError("the grounding process died (out of memory?)") from e
+        result = _await_child(receiver, proc.pid, timeout)
     finally:
-        parent.close()
-        if proc.is_alive():
-            proc.kill()
+        receiver.close()
+        _kill_group(proc.pid)
         proc.join()
-    result = pickle.loads(data)
     if isinstance(result, GroundingError):
         raise result
-    if not isinstance(result, GroundProgram):
-        raise GroundingError("the grounding process returned nothing usable")
-    return result
+    return cast("T", result)
 
 
-__all__ = ["DEFAULT_MAX_ATOMS", "DEFAULT_TIMEOUT", "GroundProgram", "GroundingError", "ground"]
+def _await_child(conn: Connection, pid: int | None, timeout: float) -> object:
+    """The child's result; GroundingError if it overruns its estimate or time, or dies."""
+    deadline = time.monotonic() + timeout
+    started = time.monotonic()
+    estimated = False
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise GroundingError(f"grounding and building took longer than {timeout:g} s")
+        try:
+            if conn.poll(left if estimated else min(left, POLL_SECONDS)):
+                kind, payload = pickle.loads(conn.recv_bytes())
+                if kind == _DONE:
+                    return payload
+                estimated = True
+                continue
+        except EOFError:
+            raise GroundingError("the grounding process died (out of memory?)") from None
+        if not estimated and _estimate_spent(pid, started) > ESTIMATE_CPU_SECONDS:
+            raise GroundingError(_ESTIMATE_REFUSED)
+
+
+def _estimate_spent(pid: int | None, started: float) -> float:
+    """CPU seconds the child has used (wall seconds where the platform cannot tell)."""
+    used = cpu_seconds(pid) if pid is not None else None
+    return time.monotonic() - started if used is None else used
+
+
+def _kill_group(pid: int | None) -> None:
+    if pid is None:
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+__all__ = [
+    "DEFAULT_MAX_ATOMS",
+    "DEFAULT_TIMEOUT",
+    "ESTIMATE_CPU_SECONDS",
+    "GroundProgram",
+    "GroundingError",
+    "compile_rules",
+    "ground",
+]

@@ -37,11 +37,12 @@ turns them back into terms.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from ggpkit.gdl.game_rules import (
     expand_or,
@@ -50,7 +51,7 @@ from ggpkit.gdl.game_rules import (
 )
 from ggpkit.gdl.kif import Rule
 from ggpkit.gdl.terms import Const, Func, Term, Var, is_ground
-from ggpkit.reasoning.base import BatchPlayouts, Propositions, ReasonerError
+from ggpkit.reasoning.base import BatchPlayouts, Propositions, ReasonerError, check_time_limit
 
 # Internal values: a ground value is ``str | tuple``; a pattern may also hold ``int`` slots.
 Value = Any
@@ -456,6 +457,7 @@ class _Program:
 _ALL_ARGS = [tuple(range(1, n)) for n in range(64)]  # argument positions of an n-tuple atom
 _Key = tuple[str, tuple[int, ...], tuple[Any, ...]]
 _TABLE_LIMIT = 256  # tabled calls per component and context before materialising it
+_TICKS_PER_CHECK = 1023  # joins look at the caller's time limit every 1024 steps (a mask)
 
 
 class _Db:
@@ -468,7 +470,9 @@ class _Db:
     so a 7-argument helper relation is only computed for the arguments a rule asks.
     """
 
-    __slots__ = ("level", "memo", "owners", "parent", "prog", "rels", "table_calls", "tabling")
+    __slots__ = (
+        "level", "memo", "owners", "parent", "prog", "rels", "table_calls", "tabling", "ticks",
+    )  # fmt: skip
 
     def __init__(self, prog: _Program, parent: _Db | None, level: int) -> None:
         self.prog = prog
@@ -479,6 +483,8 @@ class _Db:
         self.owners: dict[str, _Db] = {}
         self.tabling: dict[int, dict[_Key, set[Any]]] = {}
         self.table_calls: dict[int, int] = {}
+        self.ticks = 0
+        """Rule evaluations and join steps so far: every 1024th looks at the time limit."""
 
     def _owner(self, rel: str) -> _Db:
         """The context that holds ``rel`` (this one or an ancestor), by its level."""
@@ -685,12 +691,19 @@ class _Db:
             steps = _plan(cr, sizes, prebound)
             cr.plans[plan_key] = steps
         nsteps = len(steps)
+        ticks = self.ticks + 1  # rule evaluations and join steps count alike
+        if not ticks & _TICKS_PER_CHECK:
+            check_time_limit()
 
         def walk(i: int) -> None:
+            nonlocal ticks
             while i < nsteps:
                 st = steps[i]
                 kind = st.kind
                 if kind == "pos":
+                    ticks += 1
+                    if not ticks & _TICKS_PER_CHECK:
+                        check_time_limit()
                     index = st.index
                     if lazy[st.lit] and st.lit != delta_step:
                         positions, kpats = st.demand
@@ -734,6 +747,7 @@ class _Db:
             out.append(_subst(head, env))
 
         walk(0)
+        self.ticks = ticks  # (after an error the whole context is dropped anyway)
 
 
 def _collect(into: dict[str, _Rel], rel: str, values: list[Any], full: dict[str, _Rel]) -> None:
@@ -744,6 +758,28 @@ def _collect(into: dict[str, _Rel], rel: str, values: list[Any], full: dict[str,
 
 
 ProverState = frozenset[Any]
+
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def _fresh_after_error(method: _Method) -> _Method:
+    """A query that fails midway drops this thread's contexts (they may be half-filled).
+
+    Why: relations are cached as they are computed; a query stopped by a time limit
+    (or out of memory) would otherwise leave a partial relation that later queries
+    read as complete.
+    """
+
+    @functools.wraps(method)
+    def guarded(self: Prover, *args: Any) -> Any:
+        try:
+            return method(self, *args)
+        except BaseException:
+            self._local.contexts = None
+            raise
+
+    return cast("_Method", guarded)
 
 
 class Prover:
@@ -797,10 +833,12 @@ class Prover:
 
     # ---- the Reasoner protocol -----------------------------------------------------
 
+    @_fresh_after_error
     def initial(self) -> ProverState:
         static = self._contexts().static
         return frozenset(v[1] for v in static.get("init").facts if type(v) is tuple)
 
+    @_fresh_after_error
     def legal(self, state: ProverState, role_index: int) -> list[Term]:
         db, memo = self._state(state)
         key = f"legal{role_index}"
@@ -812,6 +850,7 @@ class Prover:
             memo[key] = found
         return list(found)
 
+    @_fresh_after_error
     def next(self, state: ProverState, moves: Sequence[Term]) -> ProverState:
         if len(moves) != len(self.roles):
             raise ReasonerError(f"a joint move needs {len(self.roles)} moves, got {len(moves)}")
@@ -823,10 +862,12 @@ class Prover:
         move_db.rels["does"] = does
         return frozenset(v[1] for v in move_db.get("next").facts if type(v) is tuple)
 
+    @_fresh_after_error
     def terminal(self, state: ProverState) -> bool:
         db, _ = self._state(state)
         return bool(db.get("terminal").facts)
 
+    @_fresh_after_error
     def goal(self, state: ProverState, role_index: int) -> int:
         db, _ = self._state(state)
         role = self._role_values[role_index]

@@ -210,3 +210,23 @@ def test_rules_too_slow_to_probe_are_declared_general_sum_with_a_note(
     info = load_kif_file(rules_path("breakthrough-holes")).info
     assert info.utility == Utility.GENERAL_SUM and info.dynamics == Dynamics.TURN_TAKING
     assert any("too slow to probe" in note for note in info.notes)
+
+
+HOSTILE = (
+    "(role p) (init (x 0))"
+    + " ".join(f"(n {i})" for i in range(40))
+    + "(<= (big ?a ?b ?c ?d ?e ?f ?g) (n ?a) (n ?b) (n ?c) (n ?d) (n ?e) (n ?f) (n ?g))"
+    "(<= (legal p (go ?a)) (big ?a ?b ?c ?d ?e ?f ?g)) (<= (next (x ?a)) (does p (go ?a)))"
+    "(<= terminal (true (x 1))) (<= (goal p 0) (true (x ?a)))"
+)
+"""Legal moves that need 160 billion rule instances: no query on them ever ends."""
+
+
+def test_info_of_rules_whose_queries_never_end_is_still_given(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(gdl_game, "PROBE_SAFETY_SECONDS", 0.5)
+    game = load_kif_text(HOSTILE, "hostile.kif", reasoner="prover")
+    info = game.info
+    assert info.utility is Utility.GENERAL_SUM
+    assert any("too slow" in note for note in info.notes)

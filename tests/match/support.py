@@ -105,7 +105,7 @@ class TinyGame(Game[tuple[int, int]]):
         )
 
 
-def stub_loader(rules: str) -> Game[Any]:
+def stub_loader(rules: str, seconds: float = 0.0) -> Game[Any]:
     """A loader for TINY_GDL under any scrambling: recovers the renaming by aligning tokens."""
     original = re.findall(r"[^\s()]+", TINY_GDL)
     received = re.findall(r"[^\s()]+", rules)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import pytest
@@ -76,9 +76,9 @@ async def test_clocks_a_player_cannot_keep_are_refused(clocks: str) -> None:
 
 
 def _slow_loader(seconds: float) -> Any:
-    def load(rules: str) -> Game[Any]:
+    def load(rules: str, limit: float) -> Game[Any]:
         time.sleep(seconds)
-        return stub_loader(rules)
+        return stub_loader(rules, limit)
 
     return load
 
@@ -147,7 +147,7 @@ class _SlowRulesGame(TinyGame):
 
 
 async def test_a_slow_game_never_blocks_the_event_loop() -> None:
-    service = _service(loader=lambda rules: _SlowRulesGame())
+    service = _service(loader=lambda rules, seconds: _SlowRulesGame())
     assert await service.handle_text(f"(START m1 white ({TINY_GDL}) 30 10)") == "ready"
     playing = asyncio.create_task(service.handle_text("(PLAY m1 NIL)"))
     await asyncio.sleep(0.2)
@@ -157,3 +157,23 @@ async def test_a_slow_game_never_blocks_the_event_loop() -> None:
     assert loop.time() - began < 0.5
     assert not playing.done()
     await playing
+
+
+WIDE_GDL = (
+    "(role p) (init (x 0))"
+    + " ".join(f"(n {i})" for i in range(60))
+    + "(<= (legal p (go ?a ?b ?c)) (true (x 0)) (n ?a) (n ?b) (n ?c))"
+    "(<= (next (x ?a)) (does p (go ?a ?b ?c))) (<= terminal (true (x 1)))"
+    "(<= (goal p 0) (true (x ?a)))"
+)
+"""216,000 moves: a propnet that takes several seconds to compile, but no bomb."""
+
+
+def test_a_compilation_past_the_start_clock_is_stopped_and_the_prover_plays(
+    live_children: Callable[[], set[int]],
+) -> None:
+    before = live_children()
+    game = player_server.gdl_loader(WIDE_GDL, 1.0)
+    assert game.info.reasoner == "prover"
+    assert any("longer than" in note for note in game.info.notes)
+    assert live_children() == before  # nothing keeps compiling during the match

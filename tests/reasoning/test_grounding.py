@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ggpkit.gdl.kif import parse_rules
 from ggpkit.gdl.terms import Const, Func, func
+from ggpkit.reasoning import grounding
 from ggpkit.reasoning.grounding import GroundingError, ground
 
 ODD = """
@@ -73,13 +76,49 @@ def test_static_relations_become_facts() -> None:
     assert ("p", func("go", 3)) in gp.does_domain
 
 
-def test_unbounded_function_terms_hit_the_time_limit() -> None:
-    rules = parse_rules(
-        "(role p) (init (count z)) (<= (next (count (s ?x))) (true (count ?x)))"
-        "(<= (legal p tick) (true (count ?x))) (<= (goal p 0) (true (count ?x)))"
-    )
-    with pytest.raises(GroundingError, match=r"longer than|more than"):
-        ground(rules, timeout=2.0, max_atoms=50_000)
+GROWING = (
+    "(role p) (init (count z)) (<= (next (count (s ?x))) (true (count ?x)))"
+    "(<= (legal p tick) (true (count ?x))) (<= (goal p 0) (true (count ?x)))"
+)
+"""Terms that grow without end: clingo's grounding of them never finishes."""
+
+CROSS_PRODUCT = (
+    "(role p) (init (x 0))"
+    + " ".join(f"(n {i})" for i in range(30))
+    + "(<= (big ?a ?b ?c ?d ?e ?f) (n ?a) (n ?b) (n ?c) (n ?d) (n ?e) (n ?f))"
+    "(<= (legal p (go ?a)) (big ?a ?b ?c ?d ?e ?f)) (<= (next (x ?a)) (does p (go ?a)))"
+    "(<= terminal (true (x 1))) (<= (goal p 0) (true (x ?a)))"
+)
+"""One rule joining six domains of 30: 729 million instances."""
+
+
+@pytest.mark.parametrize("text", [GROWING, CROSS_PRODUCT], ids=["growing", "cross-product"])
+def test_grounding_bombs_are_refused_by_the_estimate_not_the_time_limit(text: str) -> None:
+    # With a minute to go, only the estimate (a second of CPU) can refuse them.
+    with pytest.raises(GroundingError, match="grounding estimate refused"):
+        ground(parse_rules(text), timeout=60.0)
+
+
+def test_the_grounding_child_is_gone_after_a_refusal(
+    live_children: Callable[[], set[int]],
+) -> None:
+    before = live_children()
+    with pytest.raises(GroundingError):
+        ground(parse_rules(CROSS_PRODUCT), timeout=60.0)
+    assert live_children() == before
+
+
+def test_a_grounding_past_the_memory_limit_is_a_clear_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(grounding, "MEMORY_LIMIT_BYTES", 64 * 2**20)
+    squares = (
+        "(role p) (init (x 0))" + " ".join(f"(n {i})" for i in range(150))
+        + "(<= (pair ?a ?b ?c) (n ?a) (n ?b) (n ?c)) (<= (legal p (go ?a ?b ?c)) (pair ?a ?b ?c))"
+        "(<= (next (x ?a)) (does p (go ?a ?b ?c))) (<= (goal p 0) (true (x ?a)))"
+    )  # fmt: skip
+    with pytest.raises(GroundingError, match="memory"):
+        ground(parse_rules(squares), timeout=60.0, max_atoms=10**8)
 
 
 def test_atom_budget_is_enforced() -> None:

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from ggpkit.gdl.kif import parse_rules, parse_term
 from ggpkit.gdl.terms import Term, func
-from ggpkit.reasoning.base import ReasonerError
+from ggpkit.reasoning.base import QueryTimeLimitError, ReasonerError, time_limit
 from ggpkit.reasoning.prover import Prover
 
 
@@ -268,3 +268,30 @@ def test_tabling_falls_back_to_bottom_up_with_the_same_answers(
         p = prover(ROOTED)
         moves = {str(m) for m in p.legal(p.state_from_facts(facts), 0)} - {"none"}
         assert moves == expected
+
+
+def _chain_game(length: int) -> str:
+    """Legal moves need the transitive closure of a chain: slow enough to interrupt."""
+    edges = " ".join(f"(edge {i} {i + 1})" for i in range(length))
+    return (
+        f"(role p) (init (at 0)) {edges}"
+        "(<= (reach ?x ?y) (edge ?x ?y)) (<= (reach ?x ?z) (edge ?x ?y) (reach ?y ?z))"
+        f"(<= (legal p (go ?y)) (true (at ?x)) (reach ?x ?y) (reach ?y {length}))"
+        "(<= (next (at ?y)) (does p (go ?y))) (<= terminal (true (at 5)))"
+        "(<= (goal p 0) (true (at ?x)))"
+    )
+
+
+def test_a_time_limit_stops_a_slow_query() -> None:
+    prover = Prover(parse_rules(_chain_game(300)))
+    with pytest.raises(QueryTimeLimitError, match="longer than"), time_limit(0.01):
+        prover.legal(prover.initial(), 0)
+
+
+def test_a_query_stopped_midway_leaves_no_partial_relation_behind() -> None:
+    rules = parse_rules(_chain_game(300))
+    prover = Prover(rules)
+    state = prover.initial()
+    with pytest.raises(QueryTimeLimitError), time_limit(0.05):
+        prover.legal(state, 0)
+    assert prover.legal(state, 0) == Prover(rules).legal(state, 0)
