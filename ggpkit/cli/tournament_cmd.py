@@ -17,6 +17,8 @@ from ggpkit.cli.common import fail, open_store, plural
 
 if TYPE_CHECKING:
     from ggpkit.store.tournaments import TournamentStore
+    from ggpkit.tournament.ray_backend import RayExecutor
+    from ggpkit.tournament.runner import RunState
 
 tournament_app = typer.Typer(
     help="Tournaments of many players on many games, played on Ray, with rated standings.\n\n"
@@ -128,31 +130,43 @@ def resume_command(
 def _play(
     tstore: TournamentStore, tournament_id: str, address: str | None, cpus: int | None
 ) -> None:
+    """Play what is left on Ray (live view at a terminal), then the standings and a summary."""
     from rich.console import Console
 
     from ggpkit.cli.tournament_view import LiveView, standings_table
     from ggpkit.errors import GgpkitError
     from ggpkit.tournament.ray_backend import RayExecutor
-    from ggpkit.tournament.runner import run_tournament, stored_setup
+    from ggpkit.tournament.runner import has_work, run_tournament, stored_setup
     from ggpkit.tournament.standings import standings
 
     try:
         config, _ = stored_setup(tstore, tournament_id)
-        executor = RayExecutor(address=address, num_cpus=cpus)
+        work = has_work(tstore, tournament_id)
+        executor = RayExecutor(address=address, num_cpus=cpus) if work else None
     except GgpkitError as e:
         raise fail(str(e)) from None
     names = [p.name for p in config.players]
-    try:
-        with LiveView(tstore, names) as view:
-            state = run_tournament(tstore, tournament_id, executor, view)
-    finally:
-        executor.close()
+    state = None
+    if executor is not None:
+        try:
+            with LiveView(tstore, names) as view:
+                state = run_tournament(tstore, tournament_id, executor, view)
+        finally:
+            executor.close()
     slots = tstore.slots(tournament_id)
     Console().print(standings_table(standings(slots, names, seed=config.seed)))
+    _summary(tournament_id, executor, state)
+
+
+def _summary(tournament_id: str, executor: RayExecutor | None, state: RunState | None) -> None:
+    """Matches per Ray node on stderr; the failures, and exit status 2 when there were any."""
+    if executor is None or state is None:
+        typer.echo(f"{tournament_id} has no match left to play", err=True)
+        return
     nodes = ", ".join(f"{node[:8]}: {count}" for node, count in executor.nodes.most_common())
     typer.echo(
-        f"{plural(state.done, 'match')} played on {plural(len(executor.nodes), 'Ray node')}"
-        + (f" ({nodes})" if nodes else ""),
+        f"{plural(sum(executor.nodes.values()), 'match')} played on "
+        f"{plural(len(executor.nodes), 'Ray node')}" + (f" ({nodes})" if nodes else ""),
         err=True,
     )
     if state.failed:

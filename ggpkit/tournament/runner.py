@@ -90,6 +90,16 @@ def match_id_for(tournament_id: str, slot: SlotRow) -> str:
     return f"{tournament_id}.r{slot.round}.{game}.{digest}"
 
 
+def has_work(tstore: TournamentStore, tournament_id: str) -> bool:
+    """Whether the tournament has a match left to play (or a Swiss round still to make)."""
+    config, _ = stored_setup(tstore, tournament_id)
+    slots = tstore.slots(tournament_id)
+    if any(s.match_id is None for s in slots):
+        return True
+    last = max((s.round for s in slots), default=0)
+    return config.schedule == "swiss" and last < swiss_rounds(config)
+
+
 def run_tournament(
     tstore: TournamentStore,
     tournament_id: str,

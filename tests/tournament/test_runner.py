@@ -15,7 +15,7 @@ from ggpkit.store.tournaments import TournamentStore
 from ggpkit.tournament.config import PlayerEntry, TournamentConfig
 from ggpkit.tournament.games import GameRef
 from ggpkit.tournament.play import MatchTask
-from ggpkit.tournament.runner import create_tournament, run_tournament
+from ggpkit.tournament.runner import create_tournament, has_work, run_tournament
 
 GAME = GameRef("g", "", ("white", "black"), True)
 STRENGTH = {"a": 3, "b": 2, "c": 1, "d": 0, "url": 1}
@@ -129,3 +129,13 @@ def test_swiss_rounds_are_made_from_the_results_before_them(tmp_path: Path) -> N
     assert pairs[1] == {frozenset("ab"), frozenset("cd")}  # configured order
     assert pairs[2] == {frozenset("ac"), frozenset("bd")}  # winners meet
     assert pairs[3] == {frozenset("ad"), frozenset("bc")}  # nobody meets twice
+
+
+def test_work_is_left_until_every_slot_and_swiss_round_is_played(tmp_path: Path) -> None:
+    tstore, tid = setup(tmp_path, "swiss", rounds=2)
+    assert has_work(tstore, tid)
+    state = run_tournament(tstore, tid, FakeExecutor(per_wait=4))
+    assert state.done == 2 * 2 * 2 and not has_work(tstore, tid)
+    again = FakeExecutor()
+    run_tournament(tstore, tid, again)
+    assert again.played == []  # nothing is played twice
