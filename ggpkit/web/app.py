@@ -58,7 +58,7 @@ from ggpkit.web.sessions import (
     SessionManager,
     StaleVersionError,
 )
-from ggpkit.web.tournament_page import tournament_data, tournament_html
+from ggpkit.web.tournament_page import tournament_data, tournament_html, tournaments_html
 
 STATIC_DIR = Path(str(resources.files("ggpkit.web") / "static"))
 
@@ -470,6 +470,10 @@ def create_app(
     def get_tournament(tournament_id: str) -> dict[str, Any]:
         """Standings, cross-table, rating history and matches of a stored tournament."""
         return tournament_data(TournamentStore(st().store), tournament_id)
+
+    @app.get("/tournaments", include_in_schema=False)
+    def tournaments_page() -> HTMLResponse:
+        return HTMLResponse(tournaments_html(TournamentStore(st().store)))
 
     @app.get("/tournaments/{tournament_id}", include_in_schema=False)
     def tournament_page(tournament_id: str) -> HTMLResponse:

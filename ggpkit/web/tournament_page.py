@@ -59,20 +59,47 @@ def _slot_json(slot: SlotRow) -> dict[str, Any]:
     }
 
 
+def _page(title: str, body: Sequence[str]) -> str:
+    """A whole page around ``body`` (HTML already escaped), with the app's style and nav."""
+    return "".join(
+        [
+            "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+            "<meta name='viewport' content='width=device-width, initial-scale=1'>",
+            f"<title>{html.escape(title)}</title><link rel='stylesheet' href='/static/style.css'>",
+            "<style>table.t{border-collapse:collapse;margin:.5rem 0}table.t td,table.t th"
+            "{border:1px solid #d6d3d1;padding:.25rem .5rem;text-align:right}"
+            "table.t td:first-child,table.t th:first-child{text-align:left}</style></head><body>",
+            "<header class='top'><a class='brand' href='/'>ggpkit</a><nav><a href='/#/'>Play</a>"
+            "<a href='/#/matches'>Matches</a><a href='/tournaments'>Tournaments</a>"
+            "<a href='/#/gdl'>Any GDL game</a></nav></header><main><section class='card wide'>",
+            *body,
+            "</section></main></body></html>",
+        ]
+    )
+
+
+def tournaments_html(tstore: TournamentStore) -> str:
+    """The list of stored tournaments, newest first, each linked to its page."""
+    rows = [
+        (
+            f"<a href='/tournaments/{html.escape(t.tournament_id)}'>"
+            f"{html.escape(t.tournament_id)}</a>",
+            html.escape(t.name),
+            f"{t.played}/{t.slots}",
+        )
+        for t in tstore.tournaments()
+    ]
+    return _page(
+        "Tournaments",
+        ["<h1>Tournaments</h1>", _table("list", ("tournament", "name", "matches played"), rows)],
+    )
+
+
 def tournament_html(data: dict[str, Any]) -> str:
     """The page for :func:`tournament_data`'s result."""
     e = html.escape
     title = f"Tournament {data['id']}" + (f": {data['name']}" if data["name"] else "")
     parts = [
-        "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
-        "<meta name='viewport' content='width=device-width, initial-scale=1'>",
-        f"<title>{e(title)}</title><link rel='stylesheet' href='/static/style.css'>",
-        "<style>table.t{border-collapse:collapse;margin:.5rem 0}"
-        "table.t td,table.t th{border:1px solid #d6d3d1;padding:.25rem .5rem;text-align:right}"
-        "table.t td:first-child,table.t th:first-child{text-align:left}</style></head><body>",
-        "<header class='top'><a class='brand' href='/'>ggpkit</a><nav><a href='/#/'>Play</a>"
-        "<a href='/#/matches'>Matches</a><a href='/#/gdl'>Any GDL game</a></nav></header>"
-        "<main><section class='card wide'>",
         f"<h1>{e(title)}</h1>",
         f"<p class='muted'>{e(data['schedule'])}; games: {e(', '.join(data['games']))}; "
         f"{data['played']}/{data['scheduled']} matches played</p>",
@@ -86,8 +113,8 @@ def tournament_html(data: dict[str, Any]) -> str:
     ]
     for game, rows in data["per_game"].items():
         parts += [f"<h3>{e(game)}</h3>", _standings_html(rows)]
-    parts += ["<h2>Matches</h2>", _matches_html(data["matches"]), "</section></main></body></html>"]
-    return "".join(parts)
+    parts += ["<h2>Matches</h2>", _matches_html(data["matches"])]
+    return _page(title, parts)
 
 
 def _table(kind: str, headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

@@ -74,3 +74,6 @@ def test_the_page_shows_standings_cross_table_plot_and_links_every_match(tmp_pat
         assert data["played"] == data["scheduled"] == 6
         assert sum(r["points"] for r in data["standings"]) == 6
         assert client.get("/tournaments/nosuch").status_code == 404
+        listing = client.get("/tournaments").text
+        assert f"href='/tournaments/{tid}'" in listing and "&lt;b&gt;cup&lt;/b&gt;" in listing
+        assert "6/6" in listing
