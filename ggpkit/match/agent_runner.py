@@ -20,8 +20,23 @@ from ggpkit.agents.base import Agent, Limit
 from ggpkit.games.api import Game
 from ggpkit.gdl.terms import Term
 from ggpkit.match.remote import PlayerFault
+from ggpkit.reasoning.base import time_limit
 
 T = TypeVar("T")
+
+LATE_GRACE_SECONDS = 5.0
+"""How long past its deadline a late agent's rules queries may go on before they are
+stopped (on hostile rules a prover query can run for ever, holding a thread and a core)."""
+
+
+def within_time_limit(seconds: float, fn: Callable[[], T]) -> Callable[[], T]:
+    """``fn`` with its rules queries stopped ``seconds`` plus the grace after it starts."""
+
+    def limited() -> T:
+        with time_limit(max(seconds, 0.0) + LATE_GRACE_SECONDS):
+            return fn()
+
+    return limited
 
 
 def in_daemon_thread(fn: Callable[[], T]) -> asyncio.Future[T]:
@@ -92,7 +107,8 @@ class AgentRunner:
 
     async def start(self, game: Game[Any], role: str, seconds: float) -> PlayerFault | None:
         """Run the agent's metagaming within ``seconds``; None, or the fault (TO or CE)."""
-        self._busy = in_daemon_thread(lambda: self.agent.start(game, role))
+        metagame = within_time_limit(seconds, lambda: self.agent.start(game, role))
+        self._busy = in_daemon_thread(metagame)
         try:
             await asyncio.wait_for(asyncio.shield(self._busy), max(seconds, 0.0))
         except TimeoutError:
@@ -109,8 +125,14 @@ class AgentRunner:
         The agent's move, or a random legal one with the fault's code when it is late,
         fails or chooses an illegal move.
         """
+
         # Off the event loop: on a large game the rules alone can take a while.
-        legal = await in_daemon_thread(lambda: game.legal_moves(state, role))
+        def legal_moves() -> list[Term]:
+            return game.legal_moves(state, role)
+
+        legal = await in_daemon_thread(
+            legal_moves if seconds is None else within_time_limit(seconds, legal_moves)
+        )
         if len(legal) == 1:  # no choice to make: the agent is not asked
             return Choice(legal[0])
         fallback = self.rng.choice(legal)
@@ -123,7 +145,9 @@ class AgentRunner:
         # The agent is told less than the runner waits: agents overshoot a little
         # (first-call set-up, garbage collection), and a late move is a lost move.
         limit = Limit(time=max(remaining - max(0.1, remaining * 0.1), 0.0))
-        self._busy = in_daemon_thread(lambda: self.agent.select(game, state, role, limit))
+        self._busy = in_daemon_thread(
+            within_time_limit(remaining, lambda: self.agent.select(game, state, role, limit))
+        )
         try:
             move = await asyncio.wait_for(asyncio.shield(self._busy), remaining)
         except TimeoutError:

@@ -51,9 +51,10 @@ from starlette.routing import Route
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ggpkit.agents.base import Agent
+from ggpkit.errors import GgpkitError
 from ggpkit.games.api import Game, GameError
 from ggpkit.gdl.terms import facts_text
-from ggpkit.match.agent_runner import AgentRunner, in_daemon_thread
+from ggpkit.match.agent_runner import AgentRunner, in_daemon_thread, within_time_limit
 from ggpkit.match.clock import safety_margin
 from ggpkit.match.protocol import (
     Abort,
@@ -333,7 +334,7 @@ class PlayerService:
                 self._advance(match, moves)
             return game.is_terminal(match.state)
 
-        if await in_daemon_thread(apply_last_moves):
+        if await in_daemon_thread(within_time_limit(match.play_clock, apply_last_moves)):
             return "noop"  # nothing is legal; the manager should have sent STOP
         choice = await match.runner.select(game, match.state, match.role, deadline - loop.time())
         if choice.problem:
@@ -356,7 +357,11 @@ class PlayerService:
             match.record.finish([goals[r] for r in game.roles])
             return True
 
-        completed = await in_daemon_thread(finish)
+        try:
+            completed = await in_daemon_thread(within_time_limit(match.play_clock, finish))
+        except GgpkitError as e:  # rules that fail (or never end) on the last step
+            log.warning("match %s: the last step failed: %s", match.match_id, e)
+            completed = False
         await self._end(match, aborted=not completed)
         return "done"
 

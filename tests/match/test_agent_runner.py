@@ -1,0 +1,40 @@
+"""The agent runner under hostile rules: every rules query it starts ends, in time."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from ggpkit.agents.random_agent import RandomAgent
+from ggpkit.games.api import GameError
+from ggpkit.games.gdl_game import load_kif_text
+from ggpkit.match import agent_runner
+from ggpkit.match.agent_runner import AgentRunner
+
+pytestmark = pytest.mark.anyio
+
+NEVER_ENDING = (
+    "(role p) (init (x 0))"
+    + " ".join(f"(n {i})" for i in range(40))
+    + "(<= (big ?a ?b ?c ?d ?e ?f ?g) (n ?a) (n ?b) (n ?c) (n ?d) (n ?e) (n ?f) (n ?g))"
+    "(<= (legal p (go ?a)) (big ?a ?b ?c ?d ?e ?f ?g)) (<= (next (x ?a)) (does p (go ?a)))"
+    "(<= terminal (true (x 1))) (<= (goal p 0) (true (x ?a)))"
+)
+"""Legal moves that need 160 billion rule instances: the query never ends by itself."""
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+async def test_legal_moves_that_never_end_are_stopped_after_the_clock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(agent_runner, "LATE_GRACE_SECONDS", 0.2)
+    game = load_kif_text(NEVER_ENDING, "never.kif", reasoner="prover")
+    runner = AgentRunner(RandomAgent())
+    with pytest.raises(GameError, match="longer than"):
+        # Without a limit on the query this would wait for ever (here: 60 s, then fail).
+        await asyncio.wait_for(runner.select(game, game.initial_state(), "p", 0.2), 60)
