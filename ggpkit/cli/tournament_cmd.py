@@ -151,6 +151,11 @@ def _play(
         try:
             with LiveView(tstore, names) as view:
                 state = run_tournament(tstore, tournament_id, executor, view)
+        except KeyboardInterrupt:
+            typer.echo(
+                f"ggpkit: 'ggpkit tournament resume {tournament_id}' plays the rest", err=True
+            )
+            raise
         finally:
             executor.close()
     slots = tstore.slots(tournament_id)

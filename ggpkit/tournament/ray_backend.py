@@ -12,8 +12,11 @@ Ray is an optional dependency (``pip install ggpkit[ray]``): it is imported here
 from __future__ import annotations
 
 import logging
+import signal
+import threading
 from collections import Counter
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ggpkit.errors import GgpkitError
@@ -60,7 +63,8 @@ class RayExecutor:
             }
             if address is None:  # "local": a new cluster, never one that happens to run here
                 options["num_cpus"] = num_cpus
-            ray.init(address=address or "local", **options)
+            with _signal_handlers_kept():
+                ray.init(address=address or "local", **options)
             self.owns_cluster = True
         self._play = ray.remote(max_retries=TASK_RETRIES, retry_exceptions=False)(_remote_play)
         self._cores = int(ray.cluster_resources().get("CPU", 1))
@@ -103,6 +107,25 @@ class RayExecutor:
         self._running.clear()
         if self.owns_cluster:
             self.ray.shutdown()
+
+
+@contextmanager
+def _signal_handlers_kept() -> Iterator[None]:
+    """Put back this process's SIGTERM and SIGINT handlers after ``ray.init`` replaced them.
+
+    Ray installs its own (a SIGTERM then prints a native stack trace and kills the
+    driver); ggpkit's make a signal end the command as Ctrl-C does, with its clean-up.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    kept = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for sig, handler in kept.items():
+            if handler is not None:
+                signal.signal(sig, handler)
 
 
 def _one_line(error: BaseException) -> str:
