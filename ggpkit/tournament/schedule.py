@@ -24,9 +24,19 @@ from ggpkit.store.tournaments import SlotRow
 from ggpkit.tournament.config import TournamentConfig, config_error
 from ggpkit.tournament.games import GameRef
 
+MAX_SLOTS = 1_000_000
+"""The most matches one tournament may schedule (its slots are made and stored up front)."""
+
 
 def check_games(config: TournamentConfig, refs: Sequence[GameRef]) -> None:
     """ConfigError when a game cannot be scheduled with these players and this schedule."""
+    total = sum(len(pairings(config, len(r.roles))) for r in refs) * config.matches_per_pairing
+    if total > MAX_SLOTS:
+        raise config_error(
+            config,
+            "matches_per_pairing",
+            f"{total:,} matches; at most {MAX_SLOTS:,} per tournament",
+        )
     for ref in refs:
         if len(ref.roles) > len(config.players):
             raise config_error(

@@ -8,7 +8,7 @@ import pytest
 
 from ggpkit.tournament.config import ConfigError, config_from_options, load_config
 from ggpkit.tournament.games import resolve_games
-from ggpkit.tournament.schedule import check_games
+from ggpkit.tournament.schedule import check_games, pairings
 
 GOOD = """\
 games = ["breakthrough-holes"]
@@ -119,3 +119,13 @@ def test_options_override_the_file_and_their_errors_name_the_option(tmp_path: Pa
     )
     with pytest.raises(ConfigError, match=r"^--game: 'nosuch.kif': .*no such file"):
         resolve_games(options)
+
+
+def test_a_tournament_too_big_to_schedule_is_refused_before_any_slot(tmp_path: Path) -> None:
+    text = GOOD.replace("matches_per_pairing = 4", "matches_per_pairing = 100001")
+    config = load_config(write(tmp_path, text))
+    with pytest.raises(
+        ConfigError, match=r":3: matches_per_pairing: 1,000,010 matches; at most 1,000,000"
+    ):
+        check_games(config, resolve_games(config))  # 5 players: 10 pairs x 100,001
+    assert len(pairings(config, 2)) == 10
