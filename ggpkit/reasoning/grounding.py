@@ -339,42 +339,42 @@ def compile_rules(
 ) -> T:
     """Ground ``rules`` and turn the program into ``finish``'s result, in a killable child.
 
-    With a timeout (and a POSIX ``fork``), the work runs in a child process with
+    With a timeout (and ``os.fork``), the work runs in a forked child process with
     its own process group, a memory limit and a CPU limit, so rules from anyone can
     be tried: the first clingo run (the possible facts) must finish within
     :data:`ESTIMATE_CPU_SECONDS` of CPU, everything within ``timeout`` seconds, or
     the child is killed and GroundingError says why. ``finish`` runs in the child
     too (building a network from a big program is the other slow part); its result
-    comes back pickled. ``timeout=None`` works in-process without limits, and so
-    does a daemonic process, which cannot have children.
+    comes back pickled. ``timeout=None`` works in-process without limits.
+
+    A plain ``os.fork`` rather than ``multiprocessing``: daemonic processes (arena
+    workers, the corpus's per-game children) may not start multiprocessing children,
+    and they need these limits as much as anyone.
     """
     rules = list(rules)
-    if (
-        timeout is None
-        or "fork" not in multiprocessing.get_all_start_methods()
-        # A daemonic process (a pool worker, the corpus's per-game child) may not start
-        # children; its own parent bounds its time, so ground in-process there.
-        or multiprocessing.current_process().daemon
-    ):
+    if timeout is None or not hasattr(os, "fork"):
         return finish(_ground_in_process(rules, max_atoms))
-    ctx = multiprocessing.get_context("fork")
-    receiver, sender = ctx.Pipe(duplex=False)
-    args = (sender, rules, finish, max_atoms, timeout, os.getpid())
-    proc = ctx.Process(target=_child, args=args, daemon=True)
-    proc.start()
+    receiver, sender = multiprocessing.Pipe(duplex=False)
+    parent = os.getpid()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into the caller's code
+        try:
+            receiver.close()
+            _child(sender, rules, finish, max_atoms, timeout, parent)
+        finally:
+            os._exit(0)
     sender.close()
     try:
-        result = _await_child(receiver, proc.pid, timeout)
+        result = _await_child(receiver, pid, timeout)
     finally:
         receiver.close()
-        _kill_group(proc.pid)
-        proc.join()
+        _kill(pid)
     if isinstance(result, GroundingError):
         raise result
     return cast("T", result)
 
 
-def _await_child(conn: Connection, pid: int | None, timeout: float) -> object:
+def _await_child(conn: Connection, pid: int, timeout: float) -> object:
     """The child's result; GroundingError if it overruns its estimate or time, or dies."""
     deadline = time.monotonic() + timeout
     started = time.monotonic()
@@ -396,17 +396,19 @@ def _await_child(conn: Connection, pid: int | None, timeout: float) -> object:
             raise GroundingError(_ESTIMATE_REFUSED)
 
 
-def _estimate_spent(pid: int | None, started: float) -> float:
+def _estimate_spent(pid: int, started: float) -> float:
     """CPU seconds the child has used (wall seconds where the platform cannot tell)."""
-    used = cpu_seconds(pid) if pid is not None else None
+    used = cpu_seconds(pid)
     return time.monotonic() - started if used is None else used
 
 
-def _kill_group(pid: int | None) -> None:
-    if pid is None:
-        return
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
+def _kill(pid: int) -> None:
+    """End the child and its process group, and reap it."""
+    for kill in (os.killpg, os.kill):  # the group may not exist yet if it died early
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            kill(pid, signal.SIGKILL)
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
 
 
 __all__ = [

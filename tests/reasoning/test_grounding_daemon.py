@@ -1,7 +1,8 @@
 """Grounding works inside daemonic worker processes (arena pools, the corpus's children).
 
-Such a process may not start children, so the grounder must not depend on one there;
-before this was handled, every game in those workers fell back to the slow prover.
+Such a process may not start multiprocessing children; the grounder forks its own, so
+those workers get the propnet and the same limits as anyone (before, every game there
+fell back to the slow prover, and later grounded in-process with no limit at all).
 """
 
 from __future__ import annotations
@@ -39,5 +40,33 @@ def test_a_daemonic_worker_still_gets_the_propnet() -> None:
     proc.start()
     try:
         assert queue.get(timeout=120) == "propnet"
+    finally:
+        proc.join(timeout=30)
+
+
+def _refusal_in_child(queue: Any) -> None:
+    from ggpkit.gdl.kif import parse_rules
+    from ggpkit.reasoning.grounding import GroundingError, ground
+
+    bomb = (
+        "(role p) (init (x 0))" + " ".join(f"(n {i})" for i in range(30))
+        + "(<= (big ?a ?b ?c ?d ?e ?f) (n ?a) (n ?b) (n ?c) (n ?d) (n ?e) (n ?f))"
+        "(<= (legal p (go ?a)) (big ?a ?b ?c ?d ?e ?f)) (<= (next (x ?a)) (does p (go ?a)))"
+        "(<= terminal (true (x 1))) (<= (goal p 0) (true (x ?a)))"
+    )  # fmt: skip
+    try:
+        ground(parse_rules(bomb), timeout=60.0)
+        queue.put("grounded")
+    except GroundingError as e:
+        queue.put(str(e))
+
+
+def test_a_daemonic_worker_gets_the_grounding_estimate_too() -> None:
+    ctx = mp.get_context("fork")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=_refusal_in_child, args=(queue,), daemon=True)
+    proc.start()
+    try:
+        assert "grounding estimate refused" in queue.get(timeout=120)
     finally:
         proc.join(timeout=30)
