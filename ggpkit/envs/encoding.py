@@ -179,14 +179,19 @@ class Encoding:
         """``(-1, 1)`` for zero-sum games, ``(0, 1)`` otherwise."""
         return (-1.0, 1.0) if self.game.info.utility is Utility.ZERO_SUM else (0.0, 1.0)
 
-    def scaled(self, goal: int) -> float:
-        """A goal value scaled from the declared goal range into :attr:`reward_range`."""
+    def scale(self, goals: npt.ArrayLike) -> npt.NDArray[np.float64]:
+        """Goal values scaled from the declared goal range into :attr:`reward_range`."""
         lo, hi = self.game.info.goal_range
         low, high = self.reward_range
+        values = np.asarray(goals, dtype=np.float64)
         if hi <= lo:
-            return 0.0
-        share = (min(max(goal, lo), hi) - lo) / (hi - lo)
+            return np.zeros_like(values)
+        share = (np.clip(values, lo, hi) - lo) / (hi - lo)
         return low + share * (high - low)
+
+    def scaled(self, goal: int) -> float:
+        """One goal value scaled (see :meth:`scale`)."""
+        return float(self.scale(goal))
 
     def final_rewards(self, state: Hashable) -> dict[str, float]:
         """Every role's scaled goal in a terminal state."""

@@ -35,7 +35,8 @@ from ggpkit.errors import GgpkitError
 from ggpkit.games.capabilities import Capabilities
 from ggpkit.gdl.kif import GdlSyntaxError, parse_term
 from ggpkit.gdl.terms import Term
-from ggpkit.reasoning.base import Propositions as Propositions  # part of the contract
+from ggpkit.reasoning.base import BatchStepper as BatchStepper  # part of the contract
+from ggpkit.reasoning.base import Propositions as Propositions
 
 S = TypeVar("S", bound=Hashable)
 MoveLike = Term | str
@@ -209,6 +210,15 @@ class Game(ABC, Generic[S]):
         Raises :class:`GameError` when the game cannot list them.
         """
         raise GameError(f"{self.name} cannot list its possible facts and moves")
+
+    def batch_stepper(self, count: int, max_steps: int) -> BatchStepper:
+        """``count`` matches stepped together in compiled code, restarting as they end.
+
+        States are bit vectors over ``propositions().base`` and moves indices into
+        ``propositions().moves``. GDL games on the propnet run it there; native games
+        on their GDL twin's propnet. Raises :class:`GameError` when the game has none.
+        """
+        raise GameError(f"{self.name} cannot step matches in a batch")
 
     def _exactly(self, state: S, facts: Iterable[Term]) -> S:
         """``state`` if its facts are exactly ``facts``, else GameError saying what differs."""

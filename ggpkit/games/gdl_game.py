@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ggpkit.games.api import (
+    BatchStepper,
     Dynamics,
     Game,
     GameError,
@@ -171,6 +172,16 @@ class GdlGame(Game[Hashable]):
         except ReasonerError as e:
             raise self._error(e) from None
         return state
+
+    def batch_stepper(self, count: int, max_steps: int) -> BatchStepper:
+        """Matches stepped together on the propnet (a GdlGameError on the prover)."""
+        batch = self.reasoner.batch
+        if batch is None:
+            raise GdlGameError(f"{self.name} runs on the {self.reasoner_name}: no batch stepping")
+        try:
+            return batch.stepper(count, max_steps)
+        except ReasonerError as e:
+            raise self._error(e) from None
 
     def propositions(self) -> Propositions:
         """The grounded base facts and input moves (a GdlGameError on the prover)."""

@@ -18,7 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ggpkit.games.api import Dynamics, Game, GameError, GameInfo, Propositions, Utility
+from ggpkit.games.api import Dynamics, Game, GameError, GameInfo, Utility
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,17 +153,6 @@ def _twin_info(native: GameInfo, probed: GameInfo) -> GameInfo:
 def _gdl_module() -> Any:
     """The GDL-backed game module, imported on first use (it pulls in the reasoners)."""
     return importlib.import_module("ggpkit.games.gdl_game")
-
-
-@cache
-def twin_propositions(name: str) -> Propositions:
-    """The possible facts and moves of a registered game, read from its grounded GDL twin.
-
-    Why the twin: a native engine's facts and moves are its twin's (the tests compare
-    them), and the grounded twin lists them exhaustively, so no engine keeps a copy.
-    """
-    twin: Game[Any] = _gdl_module().load_kif_file(rules_path(name), reasoner="propnet")
-    return twin.propositions()
 
 
 def load(name_or_path: str, engine: str = "native") -> Game[Any]:

@@ -14,11 +14,17 @@ from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+import numpy as np
+import numpy.typing as npt
+
 from ggpkit.errors import GgpkitError
 from ggpkit.gdl.terms import Term
 
 RS = TypeVar("RS", bound=Hashable)
 RS_in = TypeVar("RS_in", bound=Hashable, contravariant=True)
+
+U8 = npt.NDArray[np.uint8]
+I32 = npt.NDArray[np.int32]
 
 
 class ReasonerError(GgpkitError):
@@ -86,11 +92,47 @@ class Propositions:
     """Per role, in role order, every move that may ever be legal for it."""
 
 
+@dataclass(frozen=True, slots=True)
+class BatchStep:
+    """What one step (or a reset) left in every match; arrays are reused by the next step."""
+
+    bits: U8
+    """``(count, base)``: each match's state over ``Propnet.base``."""
+    legal: U8
+    """``(count, moves)``: legal mask over all roles' moves, role after role."""
+    ended: U8
+    """``(count,)``: 1 where the match ended at this step (terminal) and was restarted."""
+    cut: U8
+    """``(count,)``: 1 where the match reached ``max_steps`` and was restarted."""
+    goals: I32
+    """``(count, roles)``: the final goals where ``ended``, else 0."""
+
+
+class BatchStepper(Protocol):
+    """Many matches of one game stepped together in compiled code, restarting as they end."""
+
+    count: int
+    """Matches stepped together."""
+
+    def reset(self) -> BatchStep:
+        """Every match back at the initial state."""
+        ...
+
+    def step(self, actions: npt.NDArray[np.int32]) -> BatchStep:
+        """One joint move in every match: ``actions[i, r]`` is the index of role ``r``'s move
+        in ``propositions().moves[r]``, or -1 for its only legal move."""
+        ...
+
+
 class BatchPlayouts(Protocol[RS_in]):
     """A reasoner's compiled playouts: whole random games without returning to Python."""
 
     def playout_stats(self, state: RS_in, count: int, seed: int) -> PlayoutTotals:
         """Totals of ``count`` uniformly random playouts from ``state``, seeded by ``seed``."""
+        ...
+
+    def stepper(self, count: int, max_steps: int) -> BatchStepper:
+        """``count`` matches to step together, each cut (and restarted) after ``max_steps``."""
         ...
 
 

@@ -29,6 +29,7 @@ from ggpkit.reasoning.grounding import (
     compile_rules,
 )
 from ggpkit.reasoning.propnet import Propnet, build
+from ggpkit.reasoning.propnet_batch import PropnetStepper
 
 DEFAULT_MAX_STEPS = 100_000
 LANE_THRESHOLD = 8
@@ -209,6 +210,10 @@ class PropnetReasoner:
         bits = self._unpack(state)
         base = self.net.base
         return frozenset(base[i] for i in np.flatnonzero(bits))
+
+    def stepper(self, count: int, max_steps: int) -> PropnetStepper:
+        """``count`` matches stepped together in compiled code (a vector environment's core)."""
+        return PropnetStepper(self.net, count, max_steps)
 
     def propositions(self) -> Propositions:
         """The network's base propositions and each role's input moves, sorted by text."""

@@ -25,12 +25,12 @@ from ggpkit.games.api import (
     GameError,
     GameInfo,
     PlayoutStats,
-    Propositions,
     UnknownRoleError,
     Utility,
 )
 from ggpkit.games.breakthrough import extras, kernels
 from ggpkit.games.capabilities import Capabilities
+from ggpkit.games.twin import FromTwin
 from ggpkit.gdl.terms import Const, Func, Term, func
 
 ROLES = ("white", "black")
@@ -163,7 +163,7 @@ _HOLE_FACTS = frozenset(func("cell", x, y, "hole") for x, y in HOLE_CELLS)
 _CONTROL_FACTS = (func("control", "white"), func("control", "black"))
 
 
-class BreakthroughHoles(Game[BtState]):
+class BreakthroughHoles(FromTwin, Game[BtState]):
     """Breakthrough on 6x6 with holes at (2,3) (3,4) (4,3) (5,4); no captures."""
 
     name = "breakthrough-holes"
@@ -242,12 +242,6 @@ class BreakthroughHoles(Game[BtState]):
                 out.add(_PIECE_FACTS[(role, low.bit_length() - 1)])
                 board ^= low
         return frozenset(out)
-
-    def propositions(self) -> Propositions:
-        """The possible facts and moves, from the grounded GDL twin (the same vocabulary)."""
-        from ggpkit.games.registry import twin_propositions
-
-        return twin_propositions(self.name)
 
     def to_move(self, state: BtState) -> str | None:
         if self.is_terminal(state):

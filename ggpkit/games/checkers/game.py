@@ -38,11 +38,11 @@ from ggpkit.games.api import (
     IllegalMoveError,
     MoveLike,
     PlayoutStats,
-    Propositions,
     Utility,
 )
 from ggpkit.games.capabilities import Capabilities
 from ggpkit.games.checkers import extras, kernels
+from ggpkit.games.twin import FromTwin
 from ggpkit.gdl.terms import Const, Func, Term, func
 
 ROLES = ("black", "red")
@@ -188,7 +188,7 @@ def decode_move(term: Term) -> PlainMove | None:
     return term.name, x1, y1, x2, y2
 
 
-class PawnCheckers(Game[CheckersState]):
+class PawnCheckers(FromTwin, Game[CheckersState]):
     """Pawn checkers on the plain 8x8 board (rules.md section 2)."""
 
     name = "pawn-checkers"
@@ -310,12 +310,6 @@ class PawnCheckers(Game[CheckersState]):
         out.append(func("control", ROLES[state.control]))
         out.append(func("step", state.step))
         return frozenset(out)
-
-    def propositions(self) -> Propositions:
-        """The possible facts and moves, from the grounded GDL twin (the same vocabulary)."""
-        from ggpkit.games.registry import twin_propositions
-
-        return twin_propositions(self.name)
 
     def to_move(self, state: CheckersState) -> str | None:
         if self.is_terminal(state):

@@ -27,12 +27,12 @@ from ggpkit.games.api import (
     GameError,
     GameInfo,
     PlayoutStats,
-    Propositions,
     Utility,
 )
 from ggpkit.games.capabilities import Capabilities
 from ggpkit.games.peg import extras
 from ggpkit.games.peg import kernels as k
+from ggpkit.games.twin import FromTwin
 from ggpkit.gdl.terms import Const, Func, Term
 
 ROLE = "jumper"
@@ -88,7 +88,7 @@ def goal_of(board: int) -> int:
     return 0
 
 
-class PegGame(Game[PegState]):
+class PegGame(FromTwin, Game[PegState]):
     """Peg solitaire, English cross, one role ``jumper``. See the module docstring."""
 
     name = "peg"
@@ -174,12 +174,6 @@ class PegGame(Game[PegState]):
         ]
         out.append(Func("pegs", (Const(f"s{state.pegs}"),)))
         return frozenset(out)
-
-    def propositions(self) -> Propositions:
-        """The possible facts and moves, from the grounded GDL twin (the same vocabulary)."""
-        from ggpkit.games.registry import twin_propositions
-
-        return twin_propositions(self.name)
 
     def to_move(self, state: PegState) -> str | None:
         """Always the jumper, until the game is over."""

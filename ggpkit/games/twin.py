@@ -1,0 +1,36 @@
+"""What a native engine takes from its GDL twin: the vocabulary and batch stepping.
+
+A native engine's facts and moves are its twin's (the tests compare them), and the
+twin's grounded network lists them exhaustively and steps many matches in compiled
+code, so the native engines lend both from it rather than keep copies.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from ggpkit.games.api import BatchStepper, Game, Propositions
+
+
+@cache
+def twin(name: str) -> Game[Any]:
+    """The GDL twin of a registered game, on the propnet, loaded once."""
+    from ggpkit.games.gdl_game import load_kif_file
+    from ggpkit.games.registry import rules_path
+
+    return load_kif_file(rules_path(name), reasoner="propnet")
+
+
+class FromTwin:
+    """Mixin for native games: :meth:`propositions` and :meth:`batch_stepper` of the twin."""
+
+    name: str
+
+    def propositions(self) -> Propositions:
+        """The possible facts and moves, from the grounded GDL twin (the same vocabulary)."""
+        return twin(self.name).propositions()
+
+    def batch_stepper(self, count: int, max_steps: int) -> BatchStepper:
+        """Matches stepped together on the GDL twin's propnet (the same facts and moves)."""
+        return twin(self.name).batch_stepper(count, max_steps)
