@@ -141,11 +141,14 @@ def main() -> None:
         return
     counts: Counter[str] = Counter()
     examples: dict[str, str] = {}
+    durations: list[tuple[float, int, str, str]] = []
     began = time.monotonic()
     for n, (case_seed, game) in enumerate(plan, 1):
         rng = random.Random(case_seed)
         text = mutate(game.read_text(errors="replace"), rng, rng.randint(1, 4))
+        started = time.monotonic()
         outcome, detail = run_case(text, game.name, args.timeout)
+        durations.append((time.monotonic() - started, case_seed, game.name, outcome))
         counts[outcome] += 1
         examples.setdefault(outcome, f"seed {case_seed} ({game.name}): {detail}")
         if n % 50 == 0 or n == len(plan):
@@ -157,7 +160,19 @@ def main() -> None:
     for outcome in ("traceback", "hang", "crash"):
         if outcome in examples:
             print(f"example {outcome}: {examples[outcome]}")
+    _print_slowest(durations)
     sys.exit(1 if any(counts[k] for k in ("traceback", "hang", "crash")) else 0)
+
+
+def _print_slowest(durations: list[tuple[float, int, str, str]], shown: int = 5) -> None:
+    """How long cases took: the median, the count past 10 and 20 s, the slowest few."""
+    times = sorted(d[0] for d in durations)
+    if not times:
+        return
+    over = ", ".join(f"{sum(t > s for t in times)} over {s} s" for s in (10, 20))
+    print(f"case time: median {times[len(times) // 2]:.2f} s, max {times[-1]:.1f} s; {over}")
+    for seconds, seed, name, outcome in sorted(durations, reverse=True)[:shown]:
+        print(f"  {seconds:6.1f} s  seed {seed} ({name}): {outcome}")
 
 
 if __name__ == "__main__":
