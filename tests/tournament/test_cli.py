@@ -41,3 +41,13 @@ def test_help_explains_the_config() -> None:
     assert result.exit_code == 0
     for word in ("CONFIG", "--address", "--player", "--schedule", "--db"):
         assert word in result.output
+
+
+def test_without_ray_the_error_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from ggpkit.tournament.ray_backend import RayExecutor, RayMissingError
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if it were not installed
+    with pytest.raises(RayMissingError, match=r"pip install 'ggpkit\[ray\]'"):
+        RayExecutor()

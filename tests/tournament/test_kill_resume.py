@@ -20,7 +20,7 @@ pytest.importorskip("ray")
 
 CONFIG = """\
 games = ["tiny.kif", "breakthrough-holes"]
-matches_per_pairing = 5
+matches_per_pairing = 10
 startclock = 5
 playclock = 1
 seed = 9
@@ -30,7 +30,7 @@ b = "random"
 c = "mcts:playouts=8"
 d = "random"
 """
-SLOTS = 2 * 6 * 5  # games x pairs of 4 players x matches per pairing
+SLOTS = 2 * 6 * 10  # games x pairs of 4 players x matches per pairing
 
 
 def ggpkit(*args: str) -> list[str]:
@@ -59,7 +59,7 @@ def test_kill_9_in_the_middle_then_resume_plays_exactly_what_is_missing(tmp_path
     tournament_id = run.stdout.readline().strip()  # the id comes first
     deadline = time.monotonic() + 60
     while played(db) < 8 and time.monotonic() < deadline and run.poll() is None:
-        time.sleep(0.05)
+        time.sleep(0.02)
     os.kill(run.pid, signal.SIGKILL)
     run.wait()
     before = played(db)
