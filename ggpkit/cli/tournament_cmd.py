@@ -190,15 +190,15 @@ def standings_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON list instead.")] = False,
     game: Annotated[str | None, typer.Option(help="Only this game's matches.")] = None,
 ) -> None:
-    """Ratings (95% interval), points and matches per player, from the store."""
+    """Ratings (95% interval), points and matches per player, and the cross-table."""
     import json
 
     from rich.console import Console
 
-    from ggpkit.cli.tournament_view import standings_table
+    from ggpkit.cli.tournament_view import cross_table_view, standings_table
     from ggpkit.store.sqlite import StoreError
     from ggpkit.tournament.runner import stored_setup
-    from ggpkit.tournament.standings import standings
+    from ggpkit.tournament.standings import cross_table, standings
 
     tstore = _tstore(db)
     try:
@@ -215,7 +215,11 @@ def standings_command(
         typer.echo(json.dumps([r.to_json() for r in rows], indent=1))
         return
     done = sum(s.match_id is not None for s in slots)
-    Console().print(standings_table(rows, f"{tournament_id}: {done}/{len(slots)} matches played"))
+    console = Console()
+    console.print(standings_table(rows, f"{tournament_id}: {done}/{len(slots)} matches played"))
+    if game is None:
+        names = [p.name for p in config.players]
+        console.print(cross_table_view(cross_table(slots, names), names))
 
 
 @tournament_app.command("list")

@@ -102,3 +102,22 @@ def standings_table(rows: Sequence[Standing], title: str = "standings") -> Table
             f"{s.wins}-{s.draws}-{s.losses}",
         )
     return table
+
+
+def cross_table_view(
+    cells: dict[tuple[str, str], tuple[float, int]], names: Sequence[str]
+) -> Table:
+    """Row player's points against the column player (matches together)."""
+    from rich.table import Table
+
+    table = Table(title="cross-table: row's points against column (matches)", title_justify="left")
+    table.add_column("")
+    for name in names:
+        table.add_column(name, justify="right")
+    for a in names:
+        row = [a]
+        for b in names:
+            points, count = cells.get((a, b), (0.0, 0))
+            row.append("-" if a == b or not count else f"{points:g} ({count})")
+        table.add_row(*row)
+    return table

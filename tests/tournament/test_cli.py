@@ -51,3 +51,23 @@ def test_without_ray_the_error_says_how_to_install_it(monkeypatch: pytest.Monkey
     monkeypatch.setitem(sys.modules, "ray", None)  # as if it were not installed
     with pytest.raises(RayMissingError, match=r"pip install 'ggpkit\[ray\]'"):
         RayExecutor()
+
+
+def test_standings_print_the_table_and_the_cross_table(tmp_path: Path) -> None:
+    from ggpkit.tournament.runner import run_tournament
+    from tournament.test_runner import FakeExecutor, setup
+
+    tstore, tid = setup(tmp_path, names="abc")  # a beats b beats c, every match
+    run_tournament(tstore, tid, FakeExecutor(per_wait=2))
+    result = runner.invoke(app, ["tournament", "standings", tid, "--db", str(tstore.store.path)])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    table = [line for line in lines if line.startswith("│")]
+    assert [row.split("│")[1].strip() for row in table[:3]] == ["a", "b", "c"]
+    cross = next(i for i, line in enumerate(lines) if "cross-table" in line)
+    row_a = next(line for line in lines[cross:] if line.startswith("│ a "))
+    assert [cell.strip() for cell in row_a.split("│")[2:5]] == [
+        "-",
+        "2 (2)",
+        "2 (2)",
+    ]  # two matches per pairing, both won
