@@ -110,14 +110,12 @@ def cross_table_view(
     """Row player's points against the column player (matches together)."""
     from rich.table import Table
 
+    from ggpkit.tournament.standings import cross_cell
+
     table = Table(title="cross-table: row's points against column (matches)", title_justify="left")
     table.add_column("")
     for name in names:
         table.add_column(name, justify="right")
     for a in names:
-        row = [a]
-        for b in names:
-            points, count = cells.get((a, b), (0.0, 0))
-            row.append("-" if a == b or not count else f"{points:g} ({count})")
-        table.add_row(*row)
+        table.add_row(a, *(cross_cell(cells, a, b) for b in names))
     return table

@@ -90,6 +90,12 @@ def cross_table(
     return table
 
 
+def cross_cell(table: dict[tuple[str, str], tuple[float, int]], a: str, b: str) -> str:
+    """A cross-table cell as shown: ``points (matches)``, or ``-`` when they never met."""
+    points, count = table.get((a, b), (0.0, 0))
+    return "-" if a == b or not count else f"{points:g} ({count})"
+
+
 def standings(
     slots: Sequence[SlotRow],
     names: Sequence[str],

@@ -13,7 +13,7 @@ from typing import Any
 
 from ggpkit.store.tournaments import SlotRow, TournamentStore
 from ggpkit.tournament.runner import stored_setup
-from ggpkit.tournament.standings import cross_table, rating_history, standings
+from ggpkit.tournament.standings import cross_cell, cross_table, rating_history, standings
 
 COLOURS = ("#b45309", "#2563eb", "#15803d", "#b91c1c", "#7c3aed", "#0f766e", "#a16207", "#be185d")
 WIDTH, HEIGHT, PAD = 640, 280, 44
@@ -142,13 +142,7 @@ def _standings_html(rows: Sequence[dict[str, Any]]) -> str:
 
 def _cross_html(cells: Sequence[dict[str, Any]], names: Sequence[str]) -> str:
     table = {(c["player"], c["opponent"]): (c["points"], c["matches"]) for c in cells}
-    rows = []
-    for a in names:
-        row = [html.escape(a)]
-        for b in names:
-            points, count = table.get((a, b), (0.0, 0))
-            row.append("-" if a == b or not count else f"{points:g} ({count})")
-        rows.append(row)
+    rows = [[html.escape(a), *(cross_cell(table, a, b) for b in names)] for a in names]
     return _table("cross", ["", *names], rows)
 
 
