@@ -151,6 +151,8 @@ def _play(
         try:
             with LiveView(tstore, names) as view:
                 state = run_tournament(tstore, tournament_id, executor, view)
+        except GgpkitError as e:  # the store refused a write: said in one line, not a trace
+            raise fail(f"{e}; 'ggpkit tournament resume {tournament_id}' goes on") from None
         except KeyboardInterrupt:
             typer.echo(
                 f"ggpkit: 'ggpkit tournament resume {tournament_id}' plays the rest", err=True
