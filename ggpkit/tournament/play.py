@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 
+from ggpkit.errors import GgpkitError
 from ggpkit.match.arena import derive_seed
 from ggpkit.match.clock import Clocks
 from ggpkit.match.players import HttpPlayer, RefereedPlayer, player_from_spec
@@ -34,6 +35,15 @@ from ggpkit.match.remote import PlayerFault
 from ggpkit.processes import die_with_parent
 from ggpkit.tournament.config import PlayerEntry
 from ggpkit.tournament.games import GameRef, load_ref
+
+
+class MatchFailed(GgpkitError):
+    """A match that could not be played, as one line: ``ErrorClass: what went wrong``.
+
+    Plain (one text argument), so it crosses from a worker to the driver intact, which
+    not every error with a richer constructor does (``PlayerFault`` arrives unpicklable).
+    """
+
 
 COMMAND_READY_SECONDS = 60.0
 """How long a player started by a command may take to listen (a JVM is slow to start)."""
@@ -59,7 +69,18 @@ class MatchTask:
 
 
 def play_task(task: MatchTask) -> MatchRecord:
-    """Play the match to its end and return its whole record (source ``tournament``)."""
+    """Play the match to its end and return its whole record (source ``tournament``).
+
+    Any error ggpkit raises on purpose (a game error, a player that never started)
+    comes out as :class:`MatchFailed`.
+    """
+    try:
+        return _play(task)
+    except GgpkitError as e:
+        raise MatchFailed(f"{type(e).__name__}: {e}") from None
+
+
+def _play(task: MatchTask) -> MatchRecord:
     game = load_ref(task.game)
     with ExitStack() as stack:
         players = [

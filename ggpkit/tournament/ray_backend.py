@@ -21,7 +21,7 @@ from typing import Any
 
 from ggpkit.errors import GgpkitError
 from ggpkit.match.records import MatchRecord
-from ggpkit.tournament.play import MatchTask, play_task
+from ggpkit.tournament.play import MatchFailed, MatchTask, play_task
 
 TASK_RETRIES = 3
 """Times Ray runs a match again after its worker died."""
@@ -129,7 +129,10 @@ def _signal_handlers_kept() -> Iterator[None]:
 
 
 def _one_line(error: BaseException) -> str:
+    """A failed task as one line: a match's own failure as it said it, else Ray's error."""
     cause = getattr(error, "cause", None)
+    if isinstance(cause, MatchFailed):
+        return str(cause)[:300]
     shown = cause if isinstance(cause, BaseException) else error
     lines = [line for line in str(shown).splitlines() if line.strip()]
     return f"{type(shown).__name__}: {lines[-1] if lines else ''}"[:300]

@@ -98,3 +98,16 @@ def test_a_ggp_base_player_started_by_command_plays_its_matches(
         java = record.player_names.index("java")
         assert record.is_completed
         assert all(errors[java] == "" for errors in record.errors)  # legal, in time
+
+
+def test_a_match_that_fails_is_reported_and_left_for_resume(
+    tmp_path: Path, executor: RayExecutor
+) -> None:
+    players = 'a = "random"\nbroken = "sh -c \'exit 3\' {port}"\n'
+    tstore, tid = start(tmp_path, players, matches=2)
+    state = run_tournament(tstore, tid, executor)
+    assert state.done == 0 and len(state.failed) == 2
+    for _, error in state.failed:
+        assert error == "PlayerFault: CE: the player command ended (status 3)"
+    assert all(s.match_id is None and s.error for s in tstore.slots(tid))
+    assert tstore.store.matches() == []
