@@ -14,7 +14,8 @@ restarts the matches that end (auto-reset).
 * ``masks``: one ``(num_envs, moves of role)`` 0/1 array per role;
 * rewards ``(num_envs, roles)``: the scaled goals where a match ended, else 0;
   ``terminated`` / ``truncated`` ``(num_envs,)`` booleans (truncated after
-  ``max_steps`` joint moves).
+  ``max_steps`` joint moves); ``final_observations``: where a match ended or was cut,
+  its last state before the restart (Gymnasium's ``final_obs``).
 
 The arrays returned are fresh copies, safe to keep.
 """
@@ -41,6 +42,7 @@ class VectorStep(NamedTuple):
     terminated: npt.NDArray[np.bool_]
     truncated: npt.NDArray[np.bool_]
     masks: tuple[npt.NDArray[np.int8], ...]
+    final_observations: npt.NDArray[np.int8]
 
 
 class VectorEnv:
@@ -80,6 +82,7 @@ class VectorEnv:
             out.ended.astype(np.bool_),
             out.cut.astype(np.bool_),
             self._masks(out),
+            out.final.astype(np.int8),
         )
 
     def _masks(self, out: BatchStep) -> tuple[npt.NDArray[np.int8], ...]:

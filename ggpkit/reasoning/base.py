@@ -106,6 +106,8 @@ class BatchStep:
     """``(count,)``: 1 where the match reached ``max_steps`` and was restarted."""
     goals: I32
     """``(count, roles)``: the final goals where ``ended``, else 0."""
+    final: U8
+    """``(count, base)``: where ``ended`` or ``cut``, the last state before the restart."""
 
 
 class BatchStepper(Protocol):

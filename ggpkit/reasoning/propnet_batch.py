@@ -85,6 +85,17 @@ def _report(v, w, n, base_nodes, legal_lits, bits, legal):  # type: ignore[no-un
 
 
 @njit(cache=True, nogil=True)
+def _keep_final(v, w, n, lanes, base_nodes, final):  # type: ignore[no-untyped-def]
+    """Copy the base bits of the lanes in ``lanes`` (about to restart) into ``final``."""
+    one = np.uint64(1)
+    for lane in range(64):
+        m = w * 64 + lane
+        if m < n and lanes & (one << np.uint64(lane)):
+            for i in range(base_nodes.shape[0]):
+                final[m, i] = 1 if v[base_nodes[i]] & (one << np.uint64(lane)) else 0
+
+
+@njit(cache=True, nogil=True)
 def _finish(v, w, n, ended, goal_lits, goal_values, goal_start, done, goals):  # type: ignore[no-untyped-def]
     """Record the goals of the lanes in ``ended``; an error code or 0."""
     one = np.uint64(1)
@@ -111,7 +122,7 @@ def _finish(v, w, n, ended, goal_lits, goal_values, goal_start, done, goals):  #
 def step_all(  # type: ignore[no-untyped-def]
     kind, in_start, inputs, order, blocks, phases, base_nodes, next_lits, legal_lits,
     does_nodes, move_start, terminal_lit, goal_lits, goal_values, goal_start, init,
-    n, max_steps, actions, val, steps, tmp, bits, legal, done, cut, goals,
+    n, max_steps, actions, val, steps, tmp, bits, legal, done, cut, goals, final,
 ):  # fmt: skip
     """One joint move in every match; ended matches restart. Returns an error code or 0."""
     one = np.uint64(1)
@@ -150,6 +161,7 @@ def step_all(  # type: ignore[no-untyped-def]
                     steps[m] = 0
         restart = ended | long
         if restart:
+            _keep_final(v, w, n, restart, base_nodes, final)
             _load_init(init, base_nodes, restart, v)
             eval_phase64(kind, in_start, inputs, order, blocks, phases[0], phases[1], v)
         _report(v, w, n, base_nodes, legal_lits, bits, legal)
@@ -201,6 +213,7 @@ class PropnetStepper:
             np.zeros(count, dtype=np.uint8),
             np.zeros(count, dtype=np.uint8),
             np.zeros((count, len(net.roles)), dtype=np.int32),
+            np.zeros((count, len(net.base)), dtype=np.uint8),
         )
 
     def reset(self) -> BatchStep:
@@ -227,6 +240,7 @@ class PropnetStepper:
             net.terminal_lit, net.goal_lits, net.goal_values, net.goal_start, self._init,
             self.count, self.max_steps, actions.astype(np.int32, copy=False), self._val,
             self._steps, self._tmp, out.bits, out.legal, out.ended, out.cut, out.goals,
+            out.final,
         )  # fmt: skip
         if err:
             raise ReasonerError(_ERRORS[int(err)])

@@ -46,6 +46,7 @@ def _replay_check(game: Any, num_envs: int, steps: int, max_steps: int | None = 
             )
             assert out.rewards[i].tolist() == pytest.approx(expected)
             if over or played[i] >= limit:
+                assert np.array_equal(out.final_observations[i], enc.base_bits(after))
                 ended += 1
                 after, played[i] = game.initial_state(), 0
             states[i] = after
