@@ -31,8 +31,13 @@ def test_pettingzoo_random_loop_finishes_zero_sum_matches() -> None:
     assert all(float(x) + float(o) == 0 and float(x) in (-1, 0, 1) for x, o in games)
 
 
-def test_openspiel_mcts_beats_random_at_breakthrough_holes() -> None:
-    out = _run("openspiel_mcts.py", "--simulations", "40", "--games", "2")
+@pytest.mark.parametrize("game", ["breakthrough-holes", "ticTacToe.kif"])
+def test_openspiel_mcts_bot_beats_random(game: str) -> None:
+    if game.endswith(".kif"):
+        if not GAMES.is_dir():
+            pytest.skip("needs the public games (../shared/ggp-games)")
+        game = str(GAMES / game)
+    out = _run("openspiel_mcts.py", "--game", game, "--simulations", "40", "--games", "2")
     mean = re.search(r"MCTS mean return against random: ([-+.\d]+)", out)
     assert mean is not None and float(mean.group(1)) > 0, out
 
