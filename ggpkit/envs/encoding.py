@@ -46,7 +46,8 @@ class Planes:
     cell_of: dict[int, tuple[int, int, int]]
     """Base-fact index -> (plane, row, column)."""
     covered: frozenset[int]
-    """Indices of every board fact, the empty cells' too (implied by all-zero planes)."""
+    """Indices of every board fact on the grid, the empty cells' too (implied by all-zero
+    planes); any other base fact goes to ``extra``."""
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -76,17 +77,21 @@ def board_planes(game: Game[Any], base: Sequence[Term]) -> Planes | None:
     layout = infer_layout(game.facts(game.initial_state()), base, style)
     if layout is None:
         return None
-    found = {i: c for i, f in enumerate(base) if (c := _content(layout, f)) is not None}
+    cols, rows = layout.cols, layout.rows
+    on_grid = {
+        i for i, f in enumerate(base)
+        if isinstance(f, Func) and _is_board_fact(layout, f)
+        and str(f.args[layout.col_arg]) in cols and str(f.args[layout.row_arg]) in rows
+    }  # fmt: skip
+    found = {i: c for i in on_grid if (c := _content(layout, base[i])) is not None}
     kinds = tuple(sorted({c[2] for c in found.values()}, key=natural_key))
     if not kinds:
         return None
-    cols, rows = layout.cols, layout.rows
     cell_of = {
         i: (kinds.index(kind), rows.index(row), cols.index(col))
         for i, (col, row, kind) in found.items()
     }
-    covered = frozenset(i for i, f in enumerate(base) if _is_board_fact(layout, f))
-    return Planes(kinds, rows, cols, cell_of, covered)
+    return Planes(kinds, rows, cols, cell_of, frozenset(on_grid))
 
 
 def as_game(game: str | Path | Game[Any]) -> Game[Any]:

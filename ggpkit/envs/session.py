@@ -9,7 +9,7 @@ from typing import Any
 
 from ggpkit.envs import spaces as ggp_spaces
 from ggpkit.envs.encoding import Encoding, Int8Array
-from ggpkit.games.api import Game, IllegalMoveError
+from ggpkit.games.api import Game, GameError, IllegalMoveError
 from ggpkit.gdl.terms import Term
 
 DEFAULT_MAX_STEPS = 1000
@@ -63,7 +63,9 @@ class Session:
                 joint.append(given[role])
                 continue
             legal = self.game.legal_moves(self.state, role)
-            if len(legal) != 1:
+            if not legal:
+                raise GameError(f"{self.game.name}: {role} has no legal move here")
+            if len(legal) > 1:
                 raise IllegalMoveError("<none>", role, "it has a choice: give it an action")
             joint.append(legal[0])
         self.state = self.game.next_state(self.state, joint)

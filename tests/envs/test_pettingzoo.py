@@ -137,3 +137,14 @@ def test_simultaneous_moves_are_collected_before_the_joint_move() -> None:
     env.step(int(np.flatnonzero(mask)[0]))
     assert env.match.state == before  # nothing is played until every chooser has chosen
     assert env.agent_selection != first
+
+
+def test_parallel_step_needs_an_action_from_every_role_with_a_choice() -> None:
+    env = pz.parallel_env(corpus_file("roshambo2"))
+    obs, _ = env.reset()
+    first, second = env.agents
+    one = int(np.flatnonzero(obs[first]["action_mask"])[0])
+    with pytest.raises(IllegalMoveError, match="it has a choice"):
+        env.step({first: one})
+    with pytest.raises(IllegalMoveError, match="not a live agent"):
+        env.step({first: one, second: one, "nobody": 0})
