@@ -35,17 +35,13 @@ from ggpkit.gdl.terms import Term
 class GgpAecEnv(AECEnv):  # type: ignore[misc]
     """A ggpkit game as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata: ClassVar[dict[str, Any]] = {
-        "name": "ggpkit_aec_v0",
-        "render_modes": ["ansi"],
-        "is_parallelizable": True,
-    }
+    metadata: ClassVar[dict[str, Any]] = {"name": "ggpkit_aec_v0", "render_modes": ["ansi"]}
 
     def __init__(
         self, game: Game[Any], max_steps: int | None = None, render_mode: str | None = None
     ) -> None:
         super().__init__()
-        self.match = Session(game, max_steps)
+        self.session = Session(game, max_steps)
         self.render_mode = render_mode
         self.possible_agents = list(game.roles)
         self._pending: dict[str, Term] = {}
@@ -54,17 +50,17 @@ class GgpAecEnv(AECEnv):  # type: ignore[misc]
         self.reset()
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
-        return self.match.obs_spaces[agent]
+        return self.session.obs_spaces[agent]
 
     def action_space(self, agent: str) -> spaces.Space[Any]:
-        return self.match.act_spaces[agent]
+        return self.session.act_spaces[agent]
 
     def observe(self, agent: str) -> dict[str, Int8Array]:
-        return self.match.observe(agent)
+        return self.session.observe(agent)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """A new match (the rules are deterministic: ``seed`` seeds nothing here)."""
-        self.match.restart()
+        self.session.restart()
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -80,11 +76,11 @@ class GgpAecEnv(AECEnv):  # type: ignore[misc]
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        self._pending[agent] = self.match.chosen(agent, action)
+        self._pending[agent] = self.session.chosen(agent, action)
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         if not self._queue:
-            self.match.play(self._pending)
+            self.session.play(self._pending)
             self._pending = {}
             self._next_turn()
         else:
@@ -94,24 +90,24 @@ class GgpAecEnv(AECEnv):  # type: ignore[misc]
     def _next_turn(self) -> None:
         """Play through choiceless states, then select the next chooser or end the match."""
         while True:
-            terminated, truncated = self.match.over()
+            terminated, truncated = self.session.over()
             if terminated or truncated:
-                self.rewards = self.match.end_rewards()
+                self.rewards = self.session.end_rewards()
                 self.terminations = dict.fromkeys(self.agents, terminated)
                 self.truncations = dict.fromkeys(self.agents, truncated)
                 self.agent_selection = self.agents[0]
                 return
-            choosers = self.match.choosers()
+            choosers = self.session.choosers()
             if choosers:
                 self.agent_selection, *self._queue = choosers
                 return
-            self.match.play({})
+            self.session.play({})
 
     def render(self) -> str | None:
         """The game's own text picture of the position (``render_mode="ansi"``)."""
         if self.render_mode != "ansi":
             return None
-        return self.match.game.render(self.match.state)
+        return self.session.game.render(self.session.state)
 
     def close(self) -> None:
         """Nothing to release."""
@@ -125,22 +121,22 @@ class GgpParallelEnv(ParallelEnv):  # type: ignore[misc]
     def __init__(
         self, game: Game[Any], max_steps: int | None = None, render_mode: str | None = None
     ) -> None:
-        self.match = Session(game, max_steps)
+        self.session = Session(game, max_steps)
         self.render_mode = render_mode
         self.possible_agents = list(game.roles)
         self.agents: list[str] = []
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
-        return self.match.obs_spaces[agent]
+        return self.session.obs_spaces[agent]
 
     def action_space(self, agent: str) -> spaces.Space[Any]:
-        return self.match.act_spaces[agent]
+        return self.session.act_spaces[agent]
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         """A new match (the rules are deterministic: ``seed`` seeds nothing here)."""
-        self.match.restart()
+        self.session.restart()
         self.agents = list(self.possible_agents)
         return self._observations(), {a: {} for a in self.agents}
 
@@ -149,9 +145,9 @@ class GgpParallelEnv(ParallelEnv):  # type: ignore[misc]
         for agent in actions:
             if agent not in self.agents:
                 raise IllegalMoveError("<any>", agent, "it is not a live agent of this match")
-        self.match.play({a: self.match.chosen(a, act) for a, act in actions.items()})
-        terminated, truncated = self.match.over()
-        rewards = self.match.end_rewards()
+        self.session.play({a: self.session.chosen(a, act) for a, act in actions.items()})
+        terminated, truncated = self.session.over()
+        rewards = self.session.end_rewards()
         observations = self._observations()
         live = self.agents
         if terminated or truncated:
@@ -165,13 +161,13 @@ class GgpParallelEnv(ParallelEnv):  # type: ignore[misc]
         )
 
     def _observations(self) -> dict[str, Any]:
-        return {a: self.match.observe(a) for a in self.possible_agents if a in self.agents}
+        return {a: self.session.observe(a) for a in self.possible_agents if a in self.agents}
 
     def render(self) -> str | None:
         """The game's own text picture of the position (``render_mode="ansi"``)."""
         if self.render_mode != "ansi":
             return None
-        return self.match.game.render(self.match.state)
+        return self.session.game.render(self.session.state)
 
     def close(self) -> None:
         """Nothing to release."""

@@ -44,15 +44,15 @@ def test_pettingzoo_checkers_pass_on_public_games(name: str) -> None:
 def _play(env: pz.GgpAecEnv, moves: list[str]) -> None:
     for text in moves:
         agent = env.agent_selection
-        role = env.match.game.role_index(agent)
-        env.step(env.match.encoding.action(role, ggpkit.parse_term(text)))
+        role = env.session.game.role_index(agent)
+        env.step(env.session.encoding.action(role, ggpkit.parse_term(text)))
 
 
 def test_tic_tac_toe_planes_show_the_marks_where_they_were_made() -> None:
     env = pz.env(corpus_file("ticTacToe"))
     env.reset()
     _play(env, ["(mark 1 1)", "(mark 2 3)"])
-    planes = env.match.encoding.planes
+    planes = env.session.encoding.planes
     assert planes is not None and set(planes.kinds) == {"x", "o"}
     obs = env.observe("xplayer")["observation"]
     x, o = planes.kinds.index("x"), planes.kinds.index("o")
@@ -74,10 +74,10 @@ def test_general_sum_rewards_are_goals_over_100() -> None:
     game = ggpkit.load(str(corpus_file("gt_prisoner")))
     env = pz.parallel_env(game)
     env.reset()
-    low, high = env.match.encoding.reward_range
+    low, high = env.session.encoding.reward_range
     assert (low, high) == (0.0, 1.0)
     *_, rewards, terms, _, _ = _parallel_to_end(env)
-    state = env.match.state
+    state = env.session.state
     assert all(terms.values())
     assert rewards == {r: g / 100 for r, g in game.goals(state).items()}
 
@@ -100,7 +100,7 @@ def test_truncation_at_the_step_limit_gives_no_reward() -> None:
     for _ in range(3):
         mask = env.observe(env.agent_selection)["action_mask"]
         env.step(int(np.flatnonzero(mask)[0]))
-    assert env.match.steps == 3
+    assert env.session.steps == 3
     assert all(env.truncations.values()) and not any(env.terminations.values())
     assert set(env.rewards.values()) == {0.0}
 
@@ -120,10 +120,10 @@ def test_the_mask_marks_exactly_the_legal_moves() -> None:
     game = ggpkit.load("pawn-checkers")
     env = pz.env(game)
     env.reset()
-    state = env.match.state
+    state = env.session.state
     for i, role in enumerate(game.roles):
         mask = env.observe(role)["action_mask"]
-        marked = {env.match.encoding.moves[i][a] for a in np.flatnonzero(mask)}
+        marked = {env.session.encoding.moves[i][a] for a in np.flatnonzero(mask)}
         assert marked == set(game.legal_moves(state, role))
 
 
@@ -132,10 +132,10 @@ def test_simultaneous_moves_are_collected_before_the_joint_move() -> None:
     env = pz.env(game)
     env.reset()
     first = env.agent_selection
-    before = env.match.state
+    before = env.session.state
     mask = env.observe(first)["action_mask"]
     env.step(int(np.flatnonzero(mask)[0]))
-    assert env.match.state == before  # nothing is played until every chooser has chosen
+    assert env.session.state == before  # nothing is played until every chooser has chosen
     assert env.agent_selection != first
 
 
