@@ -31,6 +31,7 @@ _COMMAND_MODULES = [
     "ggpkit.cli.corpus_cmd",
     "ggpkit.cli.tournament_cmd",
     "ggpkit.cli.skilltest_cmd",
+    "ggpkit.cli.warmup_cmd",
 ]
 
 

@@ -9,6 +9,7 @@ person to move does not pay for it.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 from ggpkit.games.api import Game
@@ -26,3 +27,29 @@ def warm_up(game: Game[Any], max_steps: int = 300, seed: int = 0) -> None:
         joint = [rng.choice(game.legal_moves(state, role)) for role in game.roles]
         state = game.next_state(state, joint)
         game.facts(state)
+
+
+def warm_up_kernels(progress: Callable[[str], None] = lambda name: None) -> list[str]:
+    """Compile (or load from numba's cache) every kernel a match may call; the games warmed.
+
+    Why: numba compiles a kernel on its first call, seconds of CPU each, and a play
+    clock must never pay for that. This runs each registered game on its own engine
+    and on its GDL twin (the propnet, whose network is built in a child that compiles
+    the build's graph passes too): every per-state call, and both playout kernels.
+    ``progress`` hears the name of each game before it starts.
+    """
+    from ggpkit.games.registry import games, load
+    from ggpkit.reasoning import propnet_graph
+
+    propnet_graph.warm_up()  # in this process too: the parent may build networks in-process
+    done = []
+    for name in games():
+        for engine in ("native", "gdl"):
+            progress(f"{name} ({engine})")
+            game = load(name, engine=engine)
+            warm_up(game)
+            if game.info.capabilities.compiled_playouts:
+                for count in (1, 64):  # the scalar kernel and the 64-lane one
+                    game.playout_stats(game.initial_state(), count, 0)
+            done.append(f"{name} ({engine})")
+    return done

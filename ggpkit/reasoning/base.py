@@ -12,10 +12,7 @@ import threading
 import time
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Protocol, TypeAlias, TypeVar
 
 from ggpkit.errors import GgpkitError
 from ggpkit.gdl.terms import Term
@@ -23,8 +20,12 @@ from ggpkit.gdl.terms import Term
 RS = TypeVar("RS", bound=Hashable)
 RS_in = TypeVar("RS_in", bound=Hashable, contravariant=True)
 
-U8 = npt.NDArray[np.uint8]
-I32 = npt.NDArray[np.int32]
+if TYPE_CHECKING:  # numpy is for the batch types only: ``ggpkit --help`` must not load it
+    import numpy as np
+    import numpy.typing as npt
+
+U8: TypeAlias = "npt.NDArray[np.uint8]"
+I32: TypeAlias = "npt.NDArray[np.int32]"
 
 
 class ReasonerError(GgpkitError):

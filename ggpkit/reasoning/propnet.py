@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ggpkit.gdl.terms import Const, Func, Term
+from ggpkit.reasoning import propnet_graph as graph
 from ggpkit.reasoning.grounding import GroundingError, GroundProgram
 
 FALSE, TRUE = 0, 1
@@ -200,27 +201,25 @@ def build(program: GroundProgram) -> Propnet:
         goal_start.append(len(goal_lits))
     terminal_lit = view(Const("terminal"))
 
-    roots_a = [*legal_lits, terminal_lit]
-    order, blocks, phases, comps = _schedule(b, roots_a, next_lits, goal_lits)
-    inc = _incremental(b, comps)
+    kind = np.asarray(b.kind, dtype=np.int32)
+    in_start, flat = graph.csr(b.ins)
+    roots = ([*legal_lits, terminal_lit], next_lits, goal_lits)
+    order, blocks, phases, inc = _schedule(kind, in_start, flat, roots)
 
     def arr(xs: list[int]) -> I32:
         return np.asarray(xs, dtype=np.int32)
 
-    in_start = np.zeros(len(b.kind) + 1, dtype=np.int32)
-    in_start[1:] = np.cumsum([len(x) for x in b.ins])
-    flat = [x for ins in b.ins for x in ins]
     return Propnet(
         roles=roles,
         base=base,
         init=init,
         moves=tuple(moves),
-        kind=arr(b.kind),
+        kind=kind,
         in_start=in_start,
-        inputs=arr(flat),
-        order=arr(order),
-        blocks=np.asarray(blocks, dtype=np.int32).reshape(-1, 3),
-        phases=arr(phases),
+        inputs=flat,
+        order=order,
+        blocks=blocks.reshape(-1, 3),
+        phases=phases,
         base_nodes=arr(base_nodes),
         next_lits=arr(next_lits),
         legal_lits=arr(legal_lits),
@@ -315,7 +314,7 @@ def _simplify(b: _Builder) -> Callable[[int], int]:
         return y
 
     # Inputs before consumers, so one pass settles most of the network.
-    order = _postorder(b)
+    order = graph.postorder(*graph.csr(b.ins)).tolist()
     t, f = 2 * TRUE, 2 * FALSE
     changed = True
     while changed:
@@ -361,175 +360,21 @@ def _simplify(b: _Builder) -> Callable[[int], int]:
     return resolve
 
 
-def _postorder(b: _Builder) -> list[int]:
-    """Every gate after its inputs (cycles broken anywhere); iterative depth-first search."""
-    seen = bytearray(len(b.kind))
-    out: list[int] = []
-    for root in range(2, len(b.kind)):
-        if seen[root]:
-            continue
-        seen[root] = 1
-        stack = [(root, 0)]
-        while stack:
-            n, i = stack.pop()
-            ins = b.ins[n]
-            while i < len(ins) and seen[ins[i] >> 1]:
-                i += 1
-            if i < len(ins):
-                m = ins[i] >> 1
-                seen[m] = 1
-                stack.append((n, i + 1))
-                stack.append((m, 0))
-            else:
-                out.append(n)
-    return [n for n in out if n >= 2]
-
-
 def _is(t: Term, name: str, n: int) -> bool:
     return isinstance(t, Func) and t.name == name and len(t.args) == n
 
 
-def _closure(b: _Builder, roots: list[int]) -> set[int]:
-    seen: set[int] = set()
-    stack = [r >> 1 for r in roots]
-    while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        stack.extend(x >> 1 for x in b.ins[n] if (x >> 1) not in seen)
-    return seen
-
-
-def _sccs(b: _Builder, nodes: set[int]) -> list[list[int]]:
-    """Tarjan's algorithm, iterative; components come out dependencies first."""
-    index: dict[int, int] = {}
-    low: dict[int, int] = {}
-    on_stack: set[int] = set()
-    stack: list[int] = []
-    out: list[list[int]] = []
-    counter = 0
-    for root in sorted(nodes):
-        if root in index:
-            continue
-        work = [(root, 0)]
-        while work:
-            v, i = work.pop()
-            if i == 0:
-                index[v] = low[v] = counter
-                counter += 1
-                stack.append(v)
-                on_stack.add(v)
-            succs = b.ins[v]
-            recurse = False
-            while i < len(succs):
-                w = succs[i] >> 1
-                i += 1
-                if w not in index:
-                    work.append((v, i))
-                    work.append((w, 0))
-                    recurse = True
-                    break
-                if w in on_stack:
-                    low[v] = min(low[v], index[w])
-            if recurse:
-                continue
-            if low[v] == index[v]:
-                comp = []
-                while True:
-                    w = stack.pop()
-                    on_stack.discard(w)
-                    comp.append(w)
-                    if w == v:
-                        break
-                out.append(comp)
-            if work:
-                u = work[-1][0]
-                low[u] = min(low[u], low[v])
-    return out
-
-
 def _schedule(
-    b: _Builder, roots_a: list[int], roots_b: list[int], roots_g: list[int]
-) -> tuple[list[int], list[int], list[int], list[list[int]]]:
-    """The evaluation order and blocks of the three phases (see the module docstring)."""
-    need_a = _closure(b, roots_a)
-    need_b = _closure(b, roots_b) - need_a
-    need_g = _closure(b, roots_g) - need_a
-    comps = _sccs(b, need_a | need_b | need_g)
-    order: list[int] = []
-    blocks: list[int] = []
-    phases: list[int] = []
-    for need in (need_a, need_b, need_g):
-        phases.append(len(blocks) // 3)
-        run_start = len(order)
-        for comp in comps:
-            if comp[0] not in need:
-                continue
-            gates = [n for n in comp if b.kind[n] != KIND_INPUT and n != TRUE]
-            if not gates:
-                continue
-            if _is_cyclic(b, comp):
-                if len(order) > run_start:
-                    blocks += [run_start, len(order), 0]
-                blocks += [len(order), len(order) + len(gates), 1]
-                order.extend(gates)
-                run_start = len(order)
-            else:
-                order.extend(gates)
-        if len(order) > run_start:
-            blocks += [run_start, len(order), 0]
-        phases.append(len(blocks) // 3)
-    return order, blocks, phases, comps
+    kind: I32, in_start: I32, inputs: I32, roots: tuple[list[int], list[int], list[int]]
+) -> tuple[I32, I32, I32, tuple[I32, ...]]:
+    """Order, blocks and phases of the three evaluation phases, and the incremental arrays.
 
-
-def _is_cyclic(b: _Builder, comp: list[int]) -> bool:
-    return len(comp) > 1 or any((x >> 1) == comp[0] for x in b.ins[comp[0]])
-
-
-def _incremental(b: _Builder, comps: list[list[int]]) -> tuple[I32, ...]:
-    """Fanouts, levels and cyclic components for incremental (differential) propagation.
-
-    Only needed gates appear as consumers, so changes never flow into dead logic.
+    Phase A needs what legal and terminal depend on; B what next depends on and G
+    what the goals depend on, each less what A already evaluated.
     """
-    n = len(b.kind)
-    level = np.zeros(n, dtype=np.int32)
-    scc = np.full(n, -1, dtype=np.int32)
-    scc_start = [0]
-    scc_nodes: list[int] = []
-    needed: list[int] = []
-    for comp in comps:  # dependencies first
-        gates = [x for x in comp if b.kind[x] != KIND_INPUT and x != TRUE]
-        if not gates:
-            continue
-        members = set(gates)
-        lv = 1
-        for g in gates:
-            for x in b.ins[g]:
-                if (x >> 1) not in members:
-                    lv = max(lv, int(level[x >> 1]) + 1)
-        if _is_cyclic(b, comp):
-            sid = len(scc_start) - 1
-            for g in gates:
-                scc[g] = sid
-            scc_nodes.extend(gates)
-            scc_start.append(len(scc_nodes))
-        for g in gates:
-            level[g] = lv
-        needed.extend(gates)
-    fans: list[list[int]] = [[] for _ in range(n)]
-    for g in needed:
-        for x in b.ins[g]:
-            fans[x >> 1].append(2 * g + (x & 1))
-    fan_start = np.zeros(n + 1, dtype=np.int32)
-    fan_start[1:] = np.cumsum([len(f) for f in fans])
-    fanout = np.asarray([y for f in fans for y in f], dtype=np.int32)
-    return (
-        fan_start,
-        fanout,
-        level,
-        scc,
-        np.asarray(scc_start, dtype=np.int32),
-        np.asarray(scc_nodes, dtype=np.int32),
-        np.asarray(needed, dtype=np.int32),
-    )
+    a, b, g = (graph.closure(in_start, inputs, np.asarray(r, dtype=np.int32)) for r in roots)
+    needs = np.stack([a, b & (a ^ 1), g & (a ^ 1)])
+    comp_start, comp_nodes = graph.components(in_start, inputs, a | b | g)
+    order, blocks, phases = graph.schedule(kind, in_start, inputs, comp_start, comp_nodes, needs)
+    inc = graph.incremental(kind, in_start, inputs, comp_start, comp_nodes)
+    return order, blocks, phases, inc
