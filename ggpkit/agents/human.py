@@ -25,6 +25,7 @@ from rich.text import Text
 
 from ggpkit.agents.base import Agent, Limit
 from ggpkit.games.api import Game, GameError, IllegalMoveError, MoveError
+from ggpkit.games.notation import move_from_text
 from ggpkit.gdl.terms import Term
 
 
@@ -100,14 +101,7 @@ class HumanAgent(Agent):
             raise IllegalMoveError(
                 text, role, f"there is no move number {number}; choose 1..{len(legal)}"
             )
-        notation = game.info.capabilities.notation
-        if notation is not None and not text.startswith("("):
-            short = notation.parse(text)
-            if short is not None:
-                return game.check_move(state, role, short)
-        if " " in text and not text.startswith("("):
-            text = f"({text})"
-        return game.check_move(state, role, text)
+        return game.check_move(state, role, move_from_text(game, text))
 
     # ---- output ---------------------------------------------------------------------
 

@@ -108,13 +108,23 @@ class BoardStyle:
     row values grow downwards (letters a..g from the top) rather than upwards.
     ``pieces`` maps a content word to a look: ``{"color": "#1f2937", "label": "B"}``,
     or ``{"color": "hole"}`` for a cell that is not part of the board.
+    ``look`` is how the squares are drawn: ``"checkered"`` (chess, draughts), ``"grid"``
+    (plain squares with lines) or ``"holes"`` (pits in a board, as peg solitaire's);
+    ``""`` leaves it to the interface to guess. ``col_labels`` renames column values for
+    people (``{"1": "a"}``), as the game's notation writes them; a square is then
+    named by its labelled coordinates in the facts' order (``b3``, peg's ``d2``).
     """
 
     relation: str
     col_arg: int = 1
     rows_down: bool = False
     pieces: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    look: str = ""
+    col_labels: Mapping[str, str] = field(default_factory=dict)
 
+
+EndReason = Callable[[frozenset[Term]], str]
+"""Why the game ended, in one sentence, from a terminal state's facts."""
 
 TableProgress = Callable[[str, int, int], None]
 """Told (phase, done, total) while a solver table is built."""
@@ -137,6 +147,8 @@ class Capabilities:
     search: Callable[[], Searcher] | None = None
     solver_table: Callable[[TableProgress], Path] | None = None
     """Builds the solver's table of every reachable position (once; kept in the user cache)."""
+    end_reason: EndReason | None = None
+    """Says why a terminal state ended the game (goal row reached, no legal move, ...)."""
 
     def names(self) -> tuple[str, ...]:
         """The names of the capabilities present, for listings (``compiled_playouts``, ...)."""

@@ -40,15 +40,16 @@ from starlette.concurrency import run_in_threadpool
 from ggpkit.agents.specs import make_agent
 from ggpkit.games.api import Game, GameError
 from ggpkit.games.capabilities import Solver
+from ggpkit.games.notation import move_from_text
 from ggpkit.games.registry import UnknownGameError, games, load, rules_path
 from ggpkit.games.warmup import warm_up
-from ggpkit.gdl.kif import GdlSyntaxError, parse_terms
-from ggpkit.gdl.terms import split_facts_text
+from ggpkit.gdl.kif import GdlSyntaxError
 from ggpkit.match.records import MatchRecord, RecordError
 from ggpkit.store.sqlite import MatchExistsError, MatchStore, StoreError
 from ggpkit.store.tournaments import TournamentStore
-from ggpkit.web.board import Layout, board_view, infer_layout, move_cells
+from ggpkit.web.docs import add_docs
 from ggpkit.web.guards import LOCAL_HOSTS, MAX_BODY_BYTES, RequestGuard
+from ggpkit.web.kif_jobs import LoadJobs
 from ggpkit.web.kif_upload import MAX_KIF_CHARS, KifRejected, check_kif_text, load_checked_kif
 from ggpkit.web.sessions import (
     HUMAN,
@@ -59,6 +60,7 @@ from ggpkit.web.sessions import (
     StaleVersionError,
 )
 from ggpkit.web.tournament_page import tournament_data, tournament_html, tournaments_html
+from ggpkit.web.views import Boards, record_view, session_view
 
 STATIC_DIR = Path(str(resources.files("ggpkit.web") / "static"))
 
@@ -100,21 +102,29 @@ class AppState:
     def __init__(self, db_path: Path, games_dir: Path | None) -> None:
         self.store = MatchStore(db_path)
         self.sessions = SessionManager(self.store, make_agent)
-        self.uploaded: dict[str, tuple[str, str]] = {}  # kif_id -> (name, text)
+        self.uploaded: dict[str, tuple[str, str, Game[Any] | None]] = {}  # kif_id -> rules
         self._uploaded_lock = threading.Lock()
-        self.layouts: dict[str, Layout | None] = {}
+        self.boards = Boards()
+        self.loads = LoadJobs(self.loaded)
         self.games_dir = games_dir
 
         self._hinters: dict[str, tuple[Solver, threading.Lock]] = {}
         self._hinters_lock = threading.Lock()
         self._token_key = self.store.secret("web-session-tokens")
 
-    def add_upload(self, name: str, text: str) -> str:
-        """Keep uploaded rules (already checked and loaded once); their new kif id."""
+    def add_upload(self, name: str, text: str, game: Game[Any] | None = None) -> str:
+        """Keep uploaded rules (already checked and loaded once) and their game; a new kif id."""
         with self._uploaded_lock:
             kif_id = f"kif-{secrets.token_hex(6)}"
-            self.uploaded[kif_id] = (name, text)
+            self.uploaded[kif_id] = (name, text, game)
         return kif_id
+
+    def loaded(self, name: str, text: str, game: Game[Any]) -> dict[str, Any]:
+        """Keep a loaded game with its board (inferred now, not at the first move); its kif id."""
+        self.boards.of(game)
+        kif_id = self.add_upload(name, text, game)
+        return {"kif_id": kif_id, "name": game.name, "roles": list(game.roles),
+                "reasoner": game.info.reasoner, "notes": list(game.info.notes)}  # fmt: skip
 
     def token(self, session_id: str) -> str:
         """The session's token: given to its creator only, required to change the session.
@@ -134,12 +144,6 @@ class AppState:
                 f"(missing or wrong {TOKEN_HEADER})"
             )
         return session
-
-    def layout_for(self, key: str, game: Game[Any]) -> Layout | None:
-        if key not in self.layouts:
-            style = game.info.capabilities.board
-            self.layouts[key] = infer_layout(game.facts(game.initial_state()), style=style)
-        return self.layouts[key]
 
     def hint(self, session: Session) -> dict[str, Any]:
         """The hint solver's best move for the person to move and the score it reaches.
@@ -167,8 +171,8 @@ def _game_and_rules(st: AppState, req: NewSession) -> tuple[Game[Any], str]:
     if req.kif_id is not None:
         if req.kif_id not in st.uploaded:
             raise NotFoundError(f"no uploaded game {req.kif_id!r}; upload the rules again")
-        name, text = st.uploaded[req.kif_id]
-        return load_checked_kif(text, name), text
+        name, text, game = st.uploaded[req.kif_id]
+        return (game or load_checked_kif(text, name)), text
     if not req.game:
         raise SessionError("say which game: 'game' (a registered name) or 'kif_id'")
     if req.game not in games():
@@ -182,79 +186,6 @@ def _game_and_rules(st: AppState, req: NewSession) -> tuple[Game[Any], str]:
     except (GameError, OSError):
         rules = ""
     return game, rules
-
-
-def session_view(st: AppState, session: Session) -> dict[str, Any]:
-    """The JSON a page needs to draw a session and offer the legal clicks."""
-    game, state = session.game, session.state
-    layout = st.layout_for(session.record.game_name + ":" + session.id, game)
-    humans = session.humans_to_move()
-    legal: dict[str, list[dict[str, Any]]] = {}
-    for role in humans:
-        legal[role] = [
-            {"move": str(m), "cells": [list(c) for c in move_cells(layout, m)] if layout else []}
-            for m in game.legal_moves(state, role)
-        ]
-    last_cells: list[list[str]] = []
-    if session.record.moves and layout is not None:
-        for text in session.record.moves[-1]:
-            cells = move_cells(layout, parse_terms(text)[0])
-            if cells:
-                last_cells = [list(c) for c in cells]
-    return {
-        "id": session.id,
-        "game": session.record.game_name,
-        "roles": list(game.roles),
-        "seats": session.seats,
-        "agent_time": session.agent_time,
-        "version": session.version,
-        "finished": session.finished,
-        "goals": _goals_or_none(game, state),
-        "to_move": session.whose_turn(),
-        "humans_to_move": humans,
-        "board": board_view(layout, game.facts(state)) if layout else None,
-        "facts": sorted(str(f) for f in game.facts(state)),
-        "legal": legal,
-        "moves": session.record.moves,
-        "last_move_cells": last_cells,
-        "can_undo": len(session.states) > 1,
-        "can_redo": bool(session.redo),
-        "hint": game.info.capabilities.hint is not None,
-    }
-
-
-def _goals_or_none(game: Game[Any], state: Any) -> dict[str, int] | None:
-    """Goals where the rules define them; many GDL games define goals only at the end."""
-    try:
-        return game.goals(state)
-    except GameError:
-        return None
-
-
-def record_view(record: MatchRecord) -> dict[str, Any]:
-    """A stored match with a board for every state, for the replay page."""
-    states = [parse_terms(split_facts_text(s)) for s in record.states]
-    style = load(record.game_name).info.capabilities.board if record.game_name in games() else None
-    extra = [f for s in states[1:] for f in s]
-    layout = infer_layout(states[0], extra, style) if states else None
-    boards = [board_view(layout, s) if layout else None for s in states]
-    return {
-        "summary": {
-            "id": record.match_id,
-            "game": record.game_name,
-            "roles": record.roles,
-            "players": record.player_names,
-            "goals": record.goal_values,
-            "completed": record.is_completed,
-            "aborted": record.is_aborted,
-            "source": record.source,
-            "start_time": record.start_time,
-        },
-        "moves": record.moves,
-        "errors": record.errors,
-        "states": record.states,
-        "boards": boards,
-    }
 
 
 def create_app(
@@ -279,7 +210,10 @@ def create_app(
         title="ggpkit",
         summary="Play, watch and replay General Game Playing games.",
         lifespan=lifespan,
+        docs_url=None,  # served from packaged assets by add_docs (no CDN)
+        redoc_url=None,
     )
+    add_docs(app)
 
     app.add_middleware(
         RequestGuard,
@@ -341,19 +275,20 @@ def create_app(
         def start() -> dict[str, Any]:
             game, rules = _game_and_rules(st(), req)
             session = st().sessions.create(game, rules, req.seats, req.agent_time)
-            return {**session_view(st(), session), "token": st().token(session.id)}
+            return {**session_view(st().boards, session), "token": st().token(session.id)}
 
         return await run_in_threadpool(start)
 
     @app.get("/api/sessions/{session_id}")
     def get_session(session_id: str) -> dict[str, Any]:
-        return session_view(st(), st().sessions.get(session_id))
+        return session_view(st().boards, st().sessions.get(session_id))
 
     @app.post("/api/sessions/{session_id}/move")
     async def post_move(session_id: str, req: MoveRequest, request: Request) -> dict[str, Any]:
         """A person's move; 400 with the reason when illegal, 409 when the view was stale."""
         session = st().authorised(session_id, request)
-        move = partial(st().sessions.move, role=req.role, move=req.move, version=req.version)
+        text = move_from_text(session.game, req.move)  # a short form (d2-d4) or a GDL term
+        move = partial(st().sessions.move, role=req.role, move=text, version=req.version)
         return await _act(session, move)
 
     @app.post("/api/sessions/{session_id}/agent")
@@ -361,7 +296,7 @@ def create_app(
         """Let the agent(s) to move play one step (no-op when a person must move)."""
         session = st().authorised(session_id, request)
         await st().sessions.agent_step(session)  # agents think without holding a worker thread
-        return await run_in_threadpool(session_view, st(), session)
+        return await run_in_threadpool(session_view, st().boards, session)
 
     @app.post("/api/sessions/{session_id}/undo")
     async def undo(session_id: str, request: Request) -> dict[str, Any]:
@@ -382,7 +317,7 @@ def create_app(
 
         def act() -> dict[str, Any]:
             action(session)
-            return session_view(st(), session)
+            return session_view(st().boards, session)
 
         return await run_in_threadpool(act)
 
@@ -429,6 +364,7 @@ def create_app(
                 "completed": m.is_completed,
                 "aborted": m.is_aborted,
                 "source": m.source,
+                "live": st().sessions.is_live(m.match_id),
             }
             for m in rows
             if source is None or m.source == source
@@ -436,7 +372,7 @@ def create_app(
 
     @app.get("/api/matches/{match_id}")
     def get_match(match_id: str) -> dict[str, Any]:
-        return record_view(st().store.load(match_id))
+        return record_view(st().boards, st().store.load(match_id))
 
     @app.get("/api/matches/{match_id}/json")
     def download_match(match_id: str) -> Response:
@@ -491,8 +427,20 @@ def create_app(
     async def upload_kif(req: KifText) -> dict[str, Any]:
         """Check and load uploaded rules (time-limited); the id starts sessions of it."""
         game = await run_in_threadpool(load_checked_kif, req.text, req.name)
-        kif_id = st().add_upload(req.name, req.text)
-        return {"kif_id": kif_id, "name": game.name, "roles": list(game.roles)}
+        return await run_in_threadpool(st().loaded, req.name, req.text, game)
+
+    @app.post("/api/kif/loads", status_code=202)
+    def start_load(req: KifText) -> dict[str, Any]:
+        """Start loading rules in the background; poll ``/api/kif/loads/{id}`` for its stage."""
+        return st().loads.start(req.text, req.name).view()
+
+    @app.get("/api/kif/loads/{job_id}")
+    def load_progress(job_id: str) -> dict[str, Any]:
+        """A load's stage and seconds; at the end its ``result`` (a kif id) or ``error``."""
+        job = st().loads.get(job_id)
+        if job is None:
+            raise NotFoundError(f"no load {job_id!r}")
+        return job.view()
 
     @app.get("/api/kif/public")
     def public_games() -> list[str]:

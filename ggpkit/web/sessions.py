@@ -175,6 +175,12 @@ class SessionManager:
             raise NotFoundError(f"no session {session_id!r}")
         return session
 
+    def is_live(self, session_id: str) -> bool:
+        """True for a session this server runs and that has not ended: it can be continued."""
+        with self._lock:
+            session = self._sessions.get(session_id)
+        return session is not None and not session.finished
+
     def _start_agents(self, session: Session) -> None:
         """A started player for every agent seat (each agent built once per session)."""
         for role, spec in session.seats.items():

@@ -95,12 +95,24 @@ def test_board_cells_and_move_clicks_are_inferred(client: TestClient) -> None:
     s = _new(client, "breakthrough-holes", {"white": "human", "black": "random"})
     board = s["board"]
     assert len(board["cells"]) == 36
-    holes = {(c["col"], c["row"]) for c in board["cells"] if c["content"] == "hole"}
+    # rules.md 3: holes at (2,3), (3,4), (4,3), (5,4); cells are keyed "x,y" as in the facts
+    void = {c["key"] for c in board["cells"] if c["void"]}
+    assert void == {"2,3", "3,4", "4,3", "5,4"}
     whites = [c for c in board["cells"] if c["content"] == "white"]
     assert len(whites) == 12
-    assert holes in (set(), {("2", "3"), ("3", "4"), ("4", "3"), ("5", "4")})
     for m in s["legal"]["white"]:
         assert len(m["cells"]) == 2
+
+
+def test_short_notation_is_shown_and_accepted(client: TestClient) -> None:
+    s = _new(client, "pawn-checkers", {"black": "human", "red": "human"})
+    shorts = {m["short"]: m["move"] for m in s["legal"]["black"]}
+    assert shorts["a3-b4"] == "(move 1 3 2 4)"  # x=1 is file a, y=3 the row
+    after = client.post(
+        f"/api/sessions/{s['id']}/move", json={"role": "black", "move": "c3-d4"}
+    ).json()
+    assert after["moves"][0][0] == "(move 3 3 4 4)"
+    assert after["moves_short"][0][0] == {"move": "(move 3 3 4 4)", "short": "c3-d4"}
 
 
 def test_agent_replies_and_undo_returns_to_the_human_turn(client: TestClient) -> None:
@@ -181,10 +193,11 @@ def test_sessions_survive_a_restart(tmp_path: Path) -> None:
         assert again["moves"][0][0] == move and again["humans_to_move"] == ["black"]
 
 
-def test_piece_styles_match_whole_words_before_parts() -> None:
-    from ggpkit.web.board import piece_styles
+def test_piece_looks_match_whole_words_before_parts() -> None:
+    from ggpkit.web.pieces import piece_looks
 
-    styles = piece_styles(["hole", "o", "x", "blackPawn", "redPawn"])
-    assert styles["hole"]["color"] == "hole"
-    assert styles["blackPawn"]["color"] != styles["redPawn"]["color"]
-    assert styles["o"]["label"] == "o"
+    looks = piece_looks(["hole", "o", "x", "blackPawn", "redPawn", "b"])
+    assert looks["hole"]["shape"] == "hole"
+    assert looks["blackPawn"]["color"] != looks["redPawn"]["color"]
+    assert (looks["o"]["shape"], looks["o"]["label"]) == ("mark", "O")
+    assert "b" not in looks  # blank: nothing is drawn

@@ -9,54 +9,15 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 
-from .support import web_server
+from .conftest import ARTIFACTS, GAMES_DIR, PHONE
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-GAMES_DIR = Path(__file__).resolve().parents[3] / "shared" / "ggp-games"
 MOVE_RE = re.compile(r"\((\w+) (\S+) (\S+) (\S+) (\S+)\)")
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    if CHROMIUM is None:
-        pytest.skip("chromium is not installed (.ci/run installs Debian's chromium)")
-    extra = ["--games-dir", str(GAMES_DIR)] if GAMES_DIR.is_dir() else []
-    with web_server(tmp_path_factory.mktemp("web") / "matches.sqlite3", *extra) as (_, url):
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking"],
-        )
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser: object) -> Iterator[object]:
-    ARTIFACTS.mkdir(exist_ok=True)
-    pg = browser.new_page(viewport={"width": 1200, "height": 900})  # type: ignore[attr-defined]
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    yield pg
-    pg.close()
-    assert errors == [], f"JavaScript errors on the page: {errors}"
 
 
 def _start(page: object, url: str, game: str, seats: dict[str, str]) -> None:
@@ -97,14 +58,15 @@ def test_peg_won_with_score_100_by_following_the_hints(server: str, page: object
         m = MOVE_RE.fullmatch(move or "")
         assert m, move
         _, r1, c1, r2, c2 = m.groups()
-        page.click(f'[data-cell="{c1},{r1}"]')  # type: ignore[attr-defined]
-        page.click(f'[data-cell="{c2},{r2}"]')  # type: ignore[attr-defined]
+        page.click(f'[data-cell="{r1},{c1}"]')  # type: ignore[attr-defined]
+        page.click(f'[data-cell="{r2},{c2}"]')  # type: ignore[attr-defined]
         page.wait_for_function(  # type: ignore[attr-defined]
             f"() => document.querySelectorAll('#movelog li').length === {jump + 1}"
         )
     status = _wait_turn_or_end(page)
     page.screenshot(path=str(ARTIFACTS / "peg-won.png"))  # type: ignore[attr-defined]
-    assert status == "Game over. Score: jumper 100."
+    # rules.md 1: one peg left on d c4 scores 100
+    assert status == "Game over: score 100. No jump is left: the last peg is in the centre."
 
 
 def test_full_breakthrough_game_against_random_by_clicking(server: str, page: object) -> None:
@@ -113,10 +75,12 @@ def test_full_breakthrough_game_against_random_by_clicking(server: str, page: ob
         status = _wait_turn_or_end(page)
         if status.startswith("Game over"):
             break
-        first = page.inner_text("#legal .move")  # type: ignore[attr-defined]
+        first = page.inner_text("#legal .move .term")  # type: ignore[attr-defined]
         m = MOVE_RE.fullmatch(first)
         assert m, first
         _, x1, y1, x2, y2 = m.groups()
+        short = page.inner_text("#legal .move b")  # type: ignore[attr-defined]
+        assert short == f"{'abcdef'[int(x1) - 1]}{y1}-{'abcdef'[int(x2) - 1]}{y2}"
         before = page.locator("#movelog li").count()  # type: ignore[attr-defined]
         page.click(f'[data-cell="{x1},{y1}"]')  # type: ignore[attr-defined]
         page.click(f'[data-cell="{x2},{y2}"]')  # type: ignore[attr-defined]
@@ -127,7 +91,9 @@ def test_full_breakthrough_game_against_random_by_clicking(server: str, page: ob
             page.screenshot(path=str(ARTIFACTS / "breakthrough-midgame.png"))  # type: ignore[attr-defined]
     status = _status(page)
     page.screenshot(path=str(ARTIFACTS / "breakthrough-end.png"))  # type: ignore[attr-defined]
-    assert re.fullmatch(r"Game over: (white|black) wins \(white (0|100), black (0|100)\)\.", status)
+    winner = r"Game over: (white|black) wins \(white (0|100), black (0|100)\)\. "
+    why = r"(White reached the far row \([a-f]6\)|Black reached the far row \([a-f]1\)"
+    assert re.fullmatch(winner + why + r"|(White|Black) has no legal move)\.", status), status
 
 
 def test_a_stored_match_is_replayed_step_by_step(server: str, page: object) -> None:
@@ -158,21 +124,27 @@ def test_a_stored_match_is_replayed_step_by_step(server: str, page: object) -> N
 
 
 def test_watch_mode_on_a_phone_sized_screen(server: str, browser: object) -> None:
-    pg = browser.new_page(viewport={"width": 390, "height": 844})  # type: ignore[attr-defined]
+    pg = browser.new_page(viewport=PHONE)  # type: ignore[attr-defined]
     try:
         _start(pg, server, "breakthrough-holes", {"white": "random", "black": "random"})
         pg.wait_for_function(  # type: ignore[attr-defined]
             "() => document.querySelectorAll('#movelog li').length >= 2", timeout=30_000
         )
         pg.click("#playpause")  # type: ignore[attr-defined]
+        assert _status(pg).startswith("Paused: ")  # not "thinking" while paused
+        assert pg.inner_text("#playpause") == "Play"  # type: ignore[attr-defined]
         pg.click("#back")  # type: ignore[attr-defined]
         pg.wait_for_function(  # type: ignore[attr-defined]
             "() => document.querySelector('#status').textContent.includes('history')"
         )
-        assert re.fullmatch(r"Step \d+ of \d+ \(history\)", _status(pg))
+        step = int(re.fullmatch(r"Step (\d+) of \d+ \(history\)", _status(pg)).group(1))  # type: ignore[union-attr]
+        # the move that led here is marked in the list and framed on the board
+        current = pg.locator("#movelog li.current")  # type: ignore[attr-defined]
+        assert current.count() == 1
+        assert pg.locator("#movelog li").nth(step - 1).get_attribute("class") == "current"  # type: ignore[attr-defined]
+        assert pg.locator("g.cell.last").count() == 2  # type: ignore[attr-defined]
         pg.screenshot(path=str(ARTIFACTS / "watch-phone.png"), full_page=True)  # type: ignore[attr-defined]
-        holes = pg.locator("rect.hole").count()  # type: ignore[attr-defined]
-        assert holes == 4
+        assert pg.locator("rect.void").count() == 4  # type: ignore[attr-defined]  # rules.md 3
     finally:
         pg.close()  # type: ignore[attr-defined]
 

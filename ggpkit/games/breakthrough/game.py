@@ -178,6 +178,9 @@ class BreakthroughHoles(FromTwin, Game[BtState]):
             compiled_playouts=True,
             compiled_perft=True,
             evaluation=extras.evaluation_without_capture,
+            end_reason=extras.end_reason,
+            notation=extras.NOTATION,
+            board=extras.BOARD,
             solver=extras.solver,
         ),
     )
@@ -334,6 +337,9 @@ class BreakthroughHolesCapture(BreakthroughHoles):
             compiled_playouts=True,
             compiled_perft=True,
             evaluation=extras.evaluation_with_capture,
+            end_reason=extras.end_reason,
+            notation=extras.NOTATION,
+            board=extras.BOARD,
         ),
     )
 

@@ -1,4 +1,4 @@
-"""What pawn checkers declares beyond the rules: its evaluation and compiled alpha-beta."""
+"""What pawn checkers declares beyond the rules: notation, board, evaluation, compiled search."""
 
 from __future__ import annotations
 
@@ -7,8 +7,23 @@ from collections.abc import Hashable
 from typing import Any
 
 from ggpkit.games.api import Game, GameError
-from ggpkit.games.capabilities import Evaluation, Searcher, SearchResult
-from ggpkit.gdl.terms import Func
+from ggpkit.games.capabilities import BoardStyle, Evaluation, Searcher, SearchResult
+from ggpkit.games.notation import SquareNotation
+from ggpkit.gdl.terms import Func, Term
+
+BOARD = BoardStyle(
+    relation="location",
+    look="checkered",
+    col_labels={str(x): "abcdefgh"[x - 1] for x in range(1, 9)},
+)
+"""``(location X Y pawn)``, x across and y up; pawns stand on the dark squares only."""
+
+NOTATION = SquareNotation(
+    help="b3-c4 steps from x=2, y=3 to x=3, y=4; b3xd5 jumps to x=4, y=5",
+    size=8,
+    separators={"move": "-", "jump": "x"},
+)
+"""``b3-c4`` for ``(move 2 3 3 4)``, ``b3xd5`` for ``(jump 2 3 4 5)``."""
 
 _MARGIN = 0.03
 """Seconds kept back from a time limit for the Python around the compiled search."""
@@ -67,3 +82,17 @@ def search_plain() -> Searcher:
 
 def search_barrel() -> Searcher:
     return CompiledCheckersSearch(wrap=True)
+
+
+def end_reason(facts: frozenset[Term]) -> str:
+    """The step limit, a side without pawns, or a mover without a move (rules.md 2)."""
+    from ggpkit.games.checkers.kernels import STEP_LIMIT
+
+    values = {f.name: str(f.args[0]) for f in facts if isinstance(f, Func) and len(f.args) == 1}
+    if values.get("step") == str(STEP_LIMIT):
+        return f"the step limit was reached (step {STEP_LIMIT})"
+    pawns = {str(f.args[2]) for f in facts if isinstance(f, Func) and f.name == "location"}
+    for role in ("black", "red"):
+        if f"{role}Pawn" not in pawns:
+            return f"{role} has no pawns left"
+    return f"{values.get('control', 'the player to move')} has no legal move or jump"

@@ -203,6 +203,9 @@ class PawnCheckers(FromTwin, Game[CheckersState]):
             compiled_playouts=True,
             compiled_perft=True,
             evaluation=extras.evaluation_plain,
+            end_reason=extras.end_reason,
+            notation=extras.NOTATION,
+            board=extras.BOARD,
             search=extras.search_plain,
         ),
     )
@@ -467,6 +470,9 @@ class PawnCheckersBarrel(PawnCheckers):
             compiled_playouts=True,
             compiled_perft=True,
             evaluation=extras.evaluation_barrel,
+            end_reason=extras.end_reason,
+            notation=extras.NOTATION,
+            board=extras.BOARD,
             search=extras.search_barrel,
         ),
     )

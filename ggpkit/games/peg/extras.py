@@ -17,8 +17,15 @@ from ggpkit.gdl.terms import Const, Func, Term
 
 _SHORT_RE = re.compile(r"^\s*([a-g])\s*c?([1-7])\s*[-x ]\s*([a-g])\s*c?([1-7])\s*$", re.IGNORECASE)
 
-BOARD = BoardStyle(relation="hole", col_arg=2, rows_down=True, pieces={"peg": {"color": "#b45309"}})
-"""``(hole ROW COL content)``: rows a..g from the top, columns c1..c7."""
+BOARD = BoardStyle(
+    relation="hole",
+    col_arg=2,
+    rows_down=True,
+    pieces={"peg": {"color": "#b45309", "label": ""}},
+    look="holes",
+    col_labels={f"c{i}": str(i) for i in range(1, 8)},
+)
+"""``(hole ROW COL content)``: rows a..g from the top, columns c1..c7; pegs in holes."""
 
 
 class PegNotation:
@@ -75,3 +82,17 @@ def build_table(progress: TableProgress) -> Path:
     from ggpkit.games.peg.table import build, table_path
 
     return build(table_path(), progress)
+
+
+def end_reason(facts: frozenset[Term]) -> str:
+    """No jump is left; how many pegs stay, and whether the last one is in the centre."""
+    pegs = sorted(
+        f"{f.args[0]} {f.args[1]}"
+        for f in facts
+        if isinstance(f, Func) and f.name == "hole" and str(f.args[2]) == "peg"
+    )
+    if pegs == ["d c4"]:
+        return "no jump is left: the last peg is in the centre"
+    if len(pegs) == 1:
+        return f"no jump is left: one peg remains, on {pegs[0]} (not the centre)"
+    return f"no jump is left: {len(pegs)} pegs remain"

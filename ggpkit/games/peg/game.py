@@ -107,6 +107,7 @@ class PegGame(FromTwin, Game[PegState]):
             solver=extras.solver,
             hint=extras.solver,
             solver_table=extras.build_table,
+            end_reason=extras.end_reason,
         ),
     )
 
