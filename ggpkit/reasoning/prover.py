@@ -899,10 +899,21 @@ class Prover:
         return frozenset(to_value(f) for f in facts)
 
     def propositions(self) -> Propositions:
-        """Not known: the prover never grounds the rules, so it cannot list them."""
-        raise ReasonerError(
-            "the prover cannot list the possible facts and moves (the rules are not grounded)"
+        """The rules' own ``base`` and ``input`` relations, sorted by text (the prover never
+        grounds the rules, so it can list only what they declare)."""
+        static = self._contexts().static
+        base = {to_term(v[1]) for v in static.get("base").facts if type(v) is tuple}
+        inputs = [v for v in static.get("input").facts if type(v) is tuple and len(v) == 3]
+        moves = tuple(
+            tuple(sorted({to_term(v[2]) for v in inputs if v[1] == role}, key=str))
+            for role in self._role_values
         )
+        if not base or not all(moves):
+            raise ReasonerError(
+                "the prover cannot list the possible facts and moves: the rules are not"
+                " grounded and do not declare them with 'base' and 'input'"
+            )
+        return Propositions(tuple(sorted(base, key=str)), moves)
 
     def _state(self, state: ProverState) -> tuple[_Db, dict[str, list[Term]]]:
         contexts = self._contexts()

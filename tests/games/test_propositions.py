@@ -8,7 +8,7 @@ import pytest
 
 import ggpkit
 from ggpkit.games.api import GameError
-from ggpkit.games.gdl_game import load_kif_file
+from ggpkit.games.gdl_game import load_kif_file, load_kif_text
 from ggpkit.games.registry import rules_path
 
 
@@ -37,7 +37,19 @@ def test_the_vocabulary_is_the_twins_and_in_a_fixed_order() -> None:
     assert list(twin.base) == sorted(twin.base, key=str)
 
 
-def test_a_game_on_the_prover_says_it_cannot_list_them() -> None:
-    game = load_kif_file(rules_path("breakthrough-holes"), reasoner="prover")
-    with pytest.raises(GameError, match="cannot list the possible facts and moves"):
+TINY = """
+(role a) (init (on)) (<= (legal a flip) (true (on))) (<= (next (off)) (does a flip))
+(<= terminal (true (off))) (goal a 100)
+"""
+
+
+def test_a_game_on_the_prover_without_base_and_input_says_it_cannot_list_them() -> None:
+    game = load_kif_text(TINY, "tiny.kif", reasoner="prover")
+    with pytest.raises(GameError, match="do not declare them with 'base' and 'input'"):
         game.propositions()
+
+
+def test_on_the_prover_the_declared_base_and_input_match_the_grounded_ones() -> None:
+    declared = load_kif_file(rules_path("breakthrough-holes"), reasoner="prover")
+    grounded = load_kif_file(rules_path("breakthrough-holes"), reasoner="propnet")
+    assert declared.propositions() == grounded.propositions()
