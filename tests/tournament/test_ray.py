@@ -17,10 +17,10 @@ from ggpkit.store.sqlite import MatchStore
 from ggpkit.store.tournaments import TournamentStore
 from ggpkit.tournament.config import load_config
 from ggpkit.tournament.games import resolve_games
+from ggpkit.tournament.ray_backend import RayExecutor  # imports Ray only when used
 from ggpkit.tournament.runner import create_tournament, run_tournament
 
 pytest.importorskip("ray")
-from ggpkit.tournament.ray_backend import RayExecutor
 
 
 @pytest.fixture(scope="module")
