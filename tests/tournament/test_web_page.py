@@ -49,7 +49,8 @@ def played_tournament(tmp_path: Path) -> tuple[Path, str]:
     with MatchStore(db) as store:
         tstore = TournamentStore(store)
         tid = create_tournament(tstore, config, resolve_games(config))
-        run_tournament(tstore, tid, InlineExecutor())
+        state = run_tournament(tstore, tid, InlineExecutor())
+    assert not state.failed, state.failed  # every match played, or why not
     return db, tid
 
 
