@@ -58,8 +58,16 @@ def test_tic_tac_toe_matches_the_gdl_game_step_by_step() -> None:
     assert _replay_check(ggpkit.load(str(corpus_file("ticTacToe"))), 70, 25) > 70
 
 
-def test_native_breakthrough_matches_its_engine_step_by_step() -> None:
-    assert _replay_check(ggpkit.load("breakthrough-holes"), 20, 60) > 0
+@pytest.mark.parametrize("name", ["breakthrough-holes", "breakthrough-holes-capture"])
+def test_native_breakthrough_matches_its_engine_step_by_step(name: str) -> None:
+    assert _replay_check(ggpkit.load(name), 20, 60) > 0
+
+
+def test_breakthrough_steps_on_its_native_bitboards_and_peg_on_its_twin() -> None:
+    assert type(ggpkit.load("breakthrough-holes").batch_stepper(2, 10)).__name__ == (
+        "BreakthroughStepper"
+    )
+    assert type(ggpkit.load("peg").batch_stepper(2, 10)).__name__ == "PropnetStepper"
 
 
 def test_peg_with_a_step_limit_is_truncated_and_restarted() -> None:

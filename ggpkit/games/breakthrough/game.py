@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from ggpkit.games.api import (
+    BatchStepper,
     Dynamics,
     Game,
     GameError,
@@ -245,6 +246,12 @@ class BreakthroughHoles(FromTwin, Game[BtState]):
                 out.add(_PIECE_FACTS[(role, low.bit_length() - 1)])
                 board ^= low
         return frozenset(out)
+
+    def batch_stepper(self, count: int, max_steps: int) -> BatchStepper:
+        """Matches stepped together on the native bitboards, in the twin's vocabulary."""
+        from ggpkit.games.breakthrough.batch import BreakthroughStepper
+
+        return BreakthroughStepper(self, count, max_steps)
 
     def to_move(self, state: BtState) -> str | None:
         if self.is_terminal(state):
