@@ -154,6 +154,8 @@ def _play_all(
     state: RunState,
     listener: Listener | None,
 ) -> None:
+    """Keep the executor busy with ``todo`` (a URL player in one match at a time) and store
+    each outcome as it arrives; returns when nothing is queued or in flight."""
     games = {r.label: r for r in refs}
     queue = deque(todo)
     busy: set[str] = set()
