@@ -10,15 +10,16 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypeVar
 
 from ggpkit.errors import GgpkitError
 from ggpkit.gdl.terms import Term
 
 RS = TypeVar("RS", bound=Hashable)
 RS_in = TypeVar("RS_in", bound=Hashable, contravariant=True)
+R = TypeVar("R")
 
 if TYPE_CHECKING:  # numpy is for the batch types only: ``ggpkit --help`` must not load it
     import numpy as np
@@ -59,6 +60,22 @@ def time_limit(seconds: float) -> Iterator[None]:
         yield
     finally:
         _limits.deadline = previous
+
+
+def call_with_default_limit(seconds: float, fn: Callable[..., R], *args: Any) -> R:
+    """``fn(*args)`` under a :func:`time_limit` of ``seconds``, unless the caller set one.
+
+    For reasoners whose single queries can run for ever on hostile rules: a caller
+    that sets no limit still gets an answer or an error, never a thread stuck for
+    good. A plain function, not a context manager: it wraps every prover query.
+    """
+    if getattr(_limits, "deadline", None) is not None:
+        return fn(*args)
+    _limits.deadline = (time.monotonic() + seconds, seconds)
+    try:
+        return fn(*args)
+    finally:
+        _limits.deadline = None
 
 
 def check_time_limit() -> None:

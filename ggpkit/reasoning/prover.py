@@ -51,7 +51,13 @@ from ggpkit.gdl.game_rules import (
 )
 from ggpkit.gdl.kif import Rule
 from ggpkit.gdl.terms import Const, Func, Term, Var, is_ground
-from ggpkit.reasoning.base import BatchPlayouts, Propositions, ReasonerError, check_time_limit
+from ggpkit.reasoning.base import (
+    BatchPlayouts,
+    Propositions,
+    ReasonerError,
+    call_with_default_limit,
+    check_time_limit,
+)
 
 # Internal values: a ground value is ``str | tuple``; a pattern may also hold ``int`` slots.
 Value = Any
@@ -457,6 +463,8 @@ class _Program:
 _ALL_ARGS = [tuple(range(1, n)) for n in range(64)]  # argument positions of an n-tuple atom
 _Key = tuple[str, tuple[int, ...], tuple[Any, ...]]
 _TABLE_LIMIT = 256  # tabled calls per component and context before materialising it
+QUERY_SECONDS = 120.0
+"""Longest one query (legal, next, terminal, goal) may take when its caller set no limit."""
 _TICKS_PER_CHECK = 1023  # joins look at the caller's time limit every 1024 steps (a mask)
 
 
@@ -764,17 +772,18 @@ _Method = TypeVar("_Method", bound=Callable[..., Any])
 
 
 def _fresh_after_error(method: _Method) -> _Method:
-    """A query that fails midway drops this thread's contexts (they may be half-filled).
+    """A query runs under a time limit, and one that fails midway drops this thread's contexts.
 
-    Why: relations are cached as they are computed; a query stopped by a time limit
-    (or out of memory) would otherwise leave a partial relation that later queries
-    read as complete.
+    Why: on hostile rules one query can run for ever, so a caller that set no limit
+    gets :data:`QUERY_SECONDS`. Relations are cached as they are computed; a query
+    stopped by a limit (or out of memory) would otherwise leave a partial relation
+    that later queries read as complete.
     """
 
     @functools.wraps(method)
     def guarded(self: Prover, *args: Any) -> Any:
         try:
-            return method(self, *args)
+            return call_with_default_limit(QUERY_SECONDS, method, self, *args)
         except BaseException:
             self._local.contexts = None
             raise

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from ggpkit.gdl.kif import parse_rules, parse_term
 from ggpkit.gdl.terms import Term, func
+from ggpkit.reasoning import prover as prover_module
 from ggpkit.reasoning.base import QueryTimeLimitError, ReasonerError, time_limit
 from ggpkit.reasoning.prover import Prover
 
@@ -295,3 +296,12 @@ def test_a_query_stopped_midway_leaves_no_partial_relation_behind() -> None:
     with pytest.raises(QueryTimeLimitError), time_limit(0.05):
         prover.legal(state, 0)
     assert prover.legal(state, 0) == Prover(rules).legal(state, 0)
+
+
+def test_a_query_with_no_limit_from_its_caller_still_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(prover_module, "QUERY_SECONDS", 0.01)
+    prover = Prover(parse_rules(_chain_game(300)))
+    with pytest.raises(QueryTimeLimitError):
+        prover.legal(prover.initial(), 0)
+    with time_limit(600):  # the caller's own limit holds instead of the default
+        assert prover.legal(prover.initial(), 0)
