@@ -90,3 +90,43 @@ def test_a_missing_games_folder_is_said(tmp_path: Any) -> None:
     )
     assert result.returncode == 2
     assert "no position could be played" in result.stderr
+
+
+def _minimax(game: Game[Any], state: Any, memo: dict[Any, dict[str, int]]) -> dict[str, int]:
+    """Every role's goal under perfect play: plain recursion over the rules, written here apart
+    from ggpkit's solvers (the mover maximises its own goal; these games are zero-sum)."""
+    key = game.facts(state)
+    if key not in memo:
+        if game.is_terminal(state):
+            memo[key] = dict(game.goals(state))
+        else:
+            legal = {r: game.legal_moves(state, r) for r in game.roles}
+            mover = next((r for r in game.roles if len(legal[r]) > 1), game.roles[0])
+            children = [
+                _minimax(
+                    game,
+                    game.next_state(state, [m if r == mover else legal[r][0] for r in game.roles]),
+                    memo,
+                )
+                for m in legal[mover]
+            ]
+            memo[key] = max(children, key=lambda goals: goals[mover])
+    return memo[key]
+
+
+@needs_games
+def test_the_good_moves_agree_with_an_independent_minimax() -> None:
+    loaded = games()
+    memos: dict[str, dict[Any, dict[str, int]]] = {}
+    for position in POSITIONS:
+        game, memo = loaded[position.game], memos.setdefault(position.game, {})
+        state = reach(game, position.moves)
+        values = {}
+        for move in game.legal_moves(state, position.role):
+            joint = [
+                move if r == position.role else game.legal_moves(state, r)[0] for r in game.roles
+            ]
+            values[str(move)] = _minimax(game, game.next_state(state, joint), memo)[position.role]
+        best = max(values.values())
+        assert best == position.value, position.id
+        assert {m for m, v in values.items() if v == best} == position.good, position.id
