@@ -74,10 +74,7 @@ def _content(layout: Layout, fact: Term) -> tuple[str, str, str] | None:
 def board_planes(game: Game[Any], base: Sequence[Term]) -> Planes | None:
     """The planes of a game's board, or None when its facts show no board."""
     style = game.info.capabilities.board
-    try:
-        layout = infer_layout(game.facts(game.initial_state()), base, style)
-    except TypeError:  # web.board.natural_key cannot order mixed coordinates ("a1", "1a")
-        return None  # such a game is observed as its base-fact vector
+    layout = infer_layout(game.facts(game.initial_state()), base, style)
     if layout is None:
         return None
     cols, rows = layout.cols, layout.rows
