@@ -19,6 +19,7 @@ every game, native or GDL, gets the same layout:
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -165,9 +166,9 @@ class Encoding:
         """The move an action stands for; GameError for a number outside the action space."""
         moves = self.moves[role_index]
         try:
-            i = int(action)
-        except (TypeError, ValueError):
-            raise GameError(f"an action is an int, got {action!r}") from None
+            i = operator.index(action)  # ints and numpy integers; never a float cut short
+        except TypeError:
+            raise GameError(f"an action is an integer, got {action!r}") from None
         if not 0 <= i < len(moves):
             role = self.game.roles[role_index]
             raise GameError(f"action {i} is outside {role}'s actions 0..{len(moves) - 1}")

@@ -74,6 +74,8 @@ class VectorEnv:
             raise GameError(
                 f"actions must have shape ({self.num_envs}, {len(self.roles)}), got {chosen.shape}"
             )
+        if (chosen < -1).any():
+            raise GameError("an action is a move number, or -1 for a role's only legal move")
         out = self._stepper.step(chosen)
         rewards = np.where(out.ended[:, None] == 1, self.encoding.scale(out.goals), 0.0)
         return VectorStep(

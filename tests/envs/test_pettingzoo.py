@@ -114,6 +114,8 @@ def test_an_illegal_action_is_refused_with_the_games_reason() -> None:
         env.step(illegal)
     with pytest.raises(ggpkit.GameError, match="outside"):
         env.step(len(mask))
+    with pytest.raises(ggpkit.GameError, match="an action is an integer"):
+        env.step(float(np.flatnonzero(mask)[0]))
 
 
 def test_the_mask_marks_exactly_the_legal_moves() -> None:

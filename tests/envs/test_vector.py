@@ -101,3 +101,5 @@ def test_bad_shapes_are_refused() -> None:
     env.reset()
     with pytest.raises(ggpkit.GameError, match=r"shape \(4, 1\)"):
         env.step([0, 0, 0, 0])
+    with pytest.raises(ggpkit.GameError, match="or -1"):
+        env.step([[0], [0], [0], [-2]])
