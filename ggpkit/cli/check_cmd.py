@@ -9,6 +9,8 @@ reaches a non-terminal state where a role has no legal move.
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -30,8 +32,8 @@ def describe_game(game: Game[Any]) -> str:
     )
 
 
-def _load_and_describe(path: Path) -> Game[Any] | None:
-    """Load the game and print what it is; None when it does not load."""
+def _load_and_describe(path: Path, check_seconds: float, stats: bool) -> Game[Any] | None:
+    """Load the game and print what it is (and with ``stats``, where the time went)."""
     from ggpkit.games.gdl_game import load_kif_file
 
     try:
@@ -42,6 +44,11 @@ def _load_and_describe(path: Path) -> Game[Any] | None:
     typer.echo(f"{path}: {describe_game(game)}")
     for note in game.info.notes:
         typer.echo(f"{path}: note: {note}")
+    report = game.load_report
+    if stats and report is not None:
+        report = dataclasses.replace(report, check_seconds=check_seconds)
+        total = report.parse_seconds + report.check_seconds + report.compile_seconds
+        typer.echo(f"{path}: stats: {report.describe()}; total {total:.2f} s")
     return game
 
 
@@ -85,6 +92,14 @@ def check_command(
             "no legal move (seeded, a few seconds at most; 0: none).",
         ),
     ] = 20,
+    stats: Annotated[
+        bool,
+        typer.Option(
+            "--stats",
+            help="Also print how long each phase of loading took: parse, check, and the "
+            "propnet's estimate, grounding and build (with their sizes).",
+        ),
+    ] = False,
 ) -> None:
     """Check GDL files: syntax, arities, keyword use, safety, stratification, recursion.
 
@@ -93,11 +108,13 @@ def check_command(
     (propnet, or the prover with the reason the propnet could not be built), and a few
     random playouts warn when one reaches a non-terminal state where a role has no legal
     move. The exit status is 1 when any file has an error or does not load, 0 otherwise
-    (warnings do not fail).
+    (warnings do not fail). ``--stats`` adds one line on where the loading time went.
     """
     failed = False
     for path in files:
+        began = time.perf_counter()
         problems = check_file(path)
+        check_seconds = time.perf_counter() - began
         shown = [p for p in problems if warnings or p.severity == "error"]
         for p in shown:
             typer.echo(str(p))
@@ -105,7 +122,7 @@ def check_command(
         n_warn = len(problems) - n_err
         failed = failed or n_err > 0
         if load and n_err == 0:
-            game = _load_and_describe(path)
+            game = _load_and_describe(path, check_seconds, stats)
             failed = failed or game is None
             if game is not None and playouts > 0:
                 n_warn += _probe_warnings(path, game, playouts, warnings)

@@ -22,8 +22,9 @@ import random
 import threading
 import time
 from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ggpkit.games.api import (
     BatchStepper,
@@ -41,6 +42,9 @@ from ggpkit.gdl.kif import Rule, parse_rules, read_kif_file
 from ggpkit.gdl.terms import Const, Func, Term
 from ggpkit.reasoning.base import Reasoner, ReasonerError, time_limit
 from ggpkit.reasoning.prover import Prover
+
+if TYPE_CHECKING:  # the grounder (clingo) loads only when a propnet is built
+    from ggpkit.reasoning.grounding import CompileReport
 
 REASONERS = ("auto", "prover", "propnet")
 
@@ -94,6 +98,8 @@ class GdlGame(Game[Hashable]):
         self.roles = tuple(reasoner.roles)
         self._info: GameInfo | None = None
         self._info_lock = threading.Lock()
+        self.load_report: LoadReport | None = None
+        """How long each phase of loading took, when loaded from text."""
 
     @property
     def info(self) -> GameInfo:
@@ -273,10 +279,31 @@ def _goal_range(rules: Sequence[Rule]) -> tuple[int, int]:
     return (min(values), max(values)) if values else (0, 100)
 
 
+@dataclass(frozen=True, slots=True)
+class LoadReport:
+    """How long each phase of loading took (wall seconds): for ``ggpkit check --stats``."""
+
+    parse_seconds: float
+    check_seconds: float
+    """0 when the rules were not checked here."""
+    compile_seconds: float
+    """The propnet's compilation, whether it succeeded or not (0 when not tried)."""
+    compile: CompileReport | None
+    """The phases of a compilation that succeeded."""
+
+    def describe(self) -> str:
+        inner = f": {self.compile.describe()}" if self.compile else ""
+        return (
+            f"parse {self.parse_seconds:.2f} s, check {self.check_seconds:.2f} s, "
+            f"propnet {self.compile_seconds:.2f} s{inner}"
+        )
+
+
 def _make_reasoner(
     rules: Sequence[Rule], reasoner: str, timeout: float
-) -> tuple[Reasoner[Any], tuple[str, ...]]:
-    """The reasoner asked for, and the notes to show with it (why the propnet was not used).
+) -> tuple[Reasoner[Any], tuple[str, ...], CompileReport | None]:
+    """The reasoner asked for, the notes to show with it (why the propnet was not used),
+    and the report of the propnet's compilation when it was built.
 
     The propnet's compilation (in a killable child) gets ``timeout`` seconds.
     """
@@ -286,8 +313,8 @@ def _make_reasoner(
     if reasoner in ("auto", "propnet"):
         try:
             fast = importlib.import_module("ggpkit.reasoning.fast")
-            made: Reasoner[Any] = fast.PropnetReasoner.from_rules(rules, timeout=timeout)
-            return made, notes
+            made = fast.PropnetReasoner.from_rules(rules, timeout=timeout)
+            return made, notes, made.compile_report
         except Exception as e:  # any failure of the fast path is shown, then the prover plays
             if reasoner == "propnet":
                 raise GdlGameError(f"the propnet reasoner cannot run this game: {e}") from None
@@ -296,7 +323,7 @@ def _make_reasoner(
             log.warning("%s", note)
             notes = (note,)
     try:
-        return Prover(rules), notes
+        return Prover(rules), notes, None
     except ReasonerError as e:
         raise GdlGameError(str(e)) from None
 
@@ -311,16 +338,23 @@ def load_kif_text(
     """A game from GDL text; ``name`` is used in messages and as the game's name.
 
     ``timeout`` bounds the propnet's grounding and building; past it (or when the
-    grounding estimate refuses the rules) ``auto`` runs the game on the prover.
+    grounding estimate refuses the rules) ``auto`` runs the game on the prover. The
+    time of each phase is kept in the game's ``load_report``.
     """
+    began = time.perf_counter()
     rules = parse_rules(text, name)
+    parsed = time.perf_counter()
     if check:
         problems = check_rules(rules)
         if any(p.severity == "error" for p in problems):
             raise GdlCheckError(name, problems)
+    checked = time.perf_counter()
     game_name = Path(name).stem if name.endswith((".kif", ".gdl")) else name
-    made, notes = _make_reasoner(rules, reasoner, timeout)
-    return GdlGame(rules, made, name=game_name, notes=notes)
+    made, notes, compiled = _make_reasoner(rules, reasoner, timeout)
+    game = GdlGame(rules, made, name=game_name, notes=notes)
+    compile_seconds = time.perf_counter() - checked if reasoner != "prover" else 0.0
+    game.load_report = LoadReport(parsed - began, checked - parsed, compile_seconds, compiled)
+    return game
 
 
 def load_kif_file(path: Path | str, reasoner: str = "auto", check: bool = True) -> GdlGame:

@@ -22,6 +22,7 @@ in a forked child process with a time limit and an atom budget; both end as a
 from __future__ import annotations
 
 import contextlib
+import itertools
 import multiprocessing
 import os
 import pickle
@@ -29,8 +30,9 @@ import signal
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from multiprocessing.connection import Connection
-from typing import Any, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
 import clingo
 
@@ -91,6 +93,76 @@ class GroundProgram:
     rules: tuple[tuple[int, tuple[int, ...]], ...]
     true_domain: tuple[Term, ...]
     does_domain: tuple[tuple[str, Term], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CompileReport:
+    """Where a compilation's time went (wall seconds of each phase) and what each made."""
+
+    estimate_seconds: float
+    """The first clingo run: every possible fact and move (the size estimate)."""
+    ground_seconds: float
+    finish_seconds: float
+    """What the caller did with the program (building the network)."""
+    possible_facts: int
+    moves: int
+    ground_rules: int
+
+    def describe(self) -> str:
+        return (
+            f"estimate {self.estimate_seconds:.2f} s ({self.possible_facts:,} possible facts,"
+            f" {self.moves:,} moves), ground {self.ground_seconds:.2f} s"
+            f" ({self.ground_rules:,} rules), build {self.finish_seconds:.2f} s"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Compiled(Generic[T]):
+    """A compilation's result and its report."""
+
+    result: T
+    report: CompileReport
+
+
+class _PhaseClock:
+    """Wall time between laps: the estimate, the grounding, the finish."""
+
+    def __init__(self) -> None:
+        self.laps = [time.perf_counter()]
+
+    def lap(self) -> None:
+        self.laps.append(time.perf_counter())
+
+    def report(self, program: GroundProgram) -> CompileReport:
+        estimate, ground, finish = (b - a for a, b in itertools.pairwise(self.laps))
+        return CompileReport(
+            estimate_seconds=estimate,
+            ground_seconds=ground,
+            finish_seconds=finish,
+            possible_facts=len(program.true_domain),
+            moves=len(program.does_domain),
+            ground_rules=len(program.rules),
+        )
+
+
+def _compile_here(
+    rules: list[Rule],
+    finish: Callable[[GroundProgram], T],
+    max_atoms: int,
+    estimated: Callable[[], None] = lambda: None,
+) -> Compiled[T]:
+    """Ground and finish in this process, timing each phase."""
+    clock = _PhaseClock()
+
+    def after_estimate() -> None:
+        clock.lap()
+        estimated()
+
+    program = _ground_in_process(rules, max_atoms, after_estimate)
+    clock.lap()
+    result = finish(program)
+    clock.lap()
+    return Compiled(result, clock.report(program))
 
 
 # ---- GDL to clingo text -------------------------------------------------------------------
@@ -288,8 +360,8 @@ def _child(
     os.setpgid(0, 0)  # its own process group, killed as one
     _limit_resources(timeout)
     try:
-        program = _ground_in_process(rules, max_atoms, lambda: _send(conn, _ESTIMATED, None))
-        result: object = finish(program)
+        estimated = partial(_send, conn, _ESTIMATED, None)
+        result: object = _compile_here(rules, finish, max_atoms, estimated)
     except GroundingError as e:
         result = e
     except MemoryError:
@@ -324,7 +396,7 @@ def ground(
     max_atoms: int = DEFAULT_MAX_ATOMS,
 ) -> GroundProgram:
     """Ground ``rules``; GroundingError when the estimate, the time or the size refuses them."""
-    return compile_rules(rules, _same, timeout, max_atoms)
+    return compile_rules(rules, _same, timeout, max_atoms).result
 
 
 def _same(program: GroundProgram) -> GroundProgram:
@@ -336,7 +408,7 @@ def compile_rules(
     finish: Callable[[GroundProgram], T],
     timeout: float | None = DEFAULT_TIMEOUT,
     max_atoms: int = DEFAULT_MAX_ATOMS,
-) -> T:
+) -> Compiled[T]:
     """Ground ``rules`` and turn the program into ``finish``'s result, in a killable child.
 
     With a timeout (and ``os.fork``), the work runs in a forked child process with
@@ -353,7 +425,7 @@ def compile_rules(
     """
     rules = list(rules)
     if timeout is None or not hasattr(os, "fork"):
-        return finish(_ground_in_process(rules, max_atoms))
+        return _compile_here(rules, finish, max_atoms)
     receiver, sender = multiprocessing.Pipe(duplex=False)
     parent = os.getpid()
     pid = os.fork()
@@ -371,7 +443,7 @@ def compile_rules(
         _kill(pid)
     if isinstance(result, GroundingError):
         raise result
-    return cast("T", result)
+    return cast("Compiled[T]", result)
 
 
 def _await_child(conn: Connection, pid: int, timeout: float) -> object:
@@ -415,6 +487,8 @@ __all__ = [
     "DEFAULT_MAX_ATOMS",
     "DEFAULT_TIMEOUT",
     "ESTIMATE_CPU_SECONDS",
+    "CompileReport",
+    "Compiled",
     "GroundProgram",
     "GroundingError",
     "compile_rules",

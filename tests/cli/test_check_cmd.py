@@ -138,3 +138,19 @@ def test_games_lists_each_game_with_its_kind_and_capabilities() -> None:
     assert "1 role(s), turn-taking, general-sum" in rows["peg"]
     assert "search" in rows["pawn-checkers"] and "search" not in rows["peg"]
     assert "hint" in rows["peg"] and "hint" not in rows["pawn-checkers"]
+
+
+def test_check_stats_gives_each_phase_and_the_sizes_of_the_grounding(tmp_path: Path) -> None:
+    from ggpkit.gdl.kif import parse_rules
+    from ggpkit.reasoning.grounding import ground
+
+    path = tmp_path / "good.kif"
+    path.write_text(GOOD)
+    result = RUNNER.invoke(app, ["check", "--stats", "--playouts", "0", str(path)])
+    assert result.exit_code == 0, result.output
+    (line,) = [x for x in result.output.splitlines() if ": stats: " in x]
+    program = ground(parse_rules(GOOD), timeout=None)
+    for phase in ("parse", "check", "propnet", "estimate", "ground", "build", "total"):
+        assert f"{phase} " in line
+    assert f"({len(program.true_domain)} possible facts, {len(program.does_domain)} moves)" in line
+    assert f"({len(program.rules)} rules)" in line
