@@ -26,16 +26,31 @@ def _table(rows: list[BenchRow], seconds: float, repeat: int) -> Table:
     table.add_column("engine")
     table.add_column("playouts/s", justify="right")
     table.add_column("joint moves/s", justify="right")
+    searched = any(row.search_per_s is not None for row in rows)
+    if searched:
+        table.add_column("MCTS simulations/s", justify="right")
+        table.add_column("MCTS / raw", justify="right")
     table.add_column("note")
     for row in rows:
-        table.add_row(
+        cells = [
             row.game,
             row.engine,
-            f"{row.playouts_per_s:,.0f}" if row.playouts_per_s is not None else "-",
-            f"{row.moves_per_s:,.0f}" if row.moves_per_s is not None else "-",
-            row.note,
-        )
+            _rate(row.playouts_per_s),
+            _rate(row.moves_per_s),
+        ]
+        if searched:
+            ratio = (
+                f"{row.search_per_s / row.playouts_per_s:.0%}"
+                if row.search_per_s is not None and row.playouts_per_s
+                else "-"
+            )
+            cells += [_rate(row.search_per_s), ratio]
+        table.add_row(*cells, row.note)
     return table
+
+
+def _rate(value: float | None) -> str:
+    return f"{value:,.0f}" if value is not None else "-"
 
 
 @app.command("bench")
@@ -48,12 +63,21 @@ def bench_command(
     seconds: Annotated[float, typer.Option(min=0.0001, help="Seconds per timed run.")] = 1.0,
     repeat: Annotated[int, typer.Option(min=1, help="Timed runs; the median is shown.")] = 3,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    mcts: Annotated[
+        bool,
+        typer.Option(
+            "--mcts",
+            help="Also measure MCTS simulations/s choosing the first move (REPEAT fresh "
+            "searches of SECONDS each) and its ratio to the raw playout rate.",
+        ),
+    ] = False,
 ) -> None:
     """Measure random playouts/s and joint moves/s from the initial state, on one core.
 
     Each game and engine gets a warm-up (compilation excluded), then REPEAT timed
     runs of about SECONDS each; the median is reported. Games that fail to load
-    or run show a note instead of numbers.
+    or run show a note instead of numbers. With --mcts, how many of those playouts
+    a tree search gets through is measured too.
     """
     import json
 
@@ -66,6 +90,7 @@ def bench_command(
         TimeElapsedColumn,
     )
 
+    from ggpkit.agents.search_rate import mcts_simulations_per_second
     from ggpkit.games.api import GameError
     from ggpkit.games.bench import ENGINES, bench
     from ggpkit.games.registry import games
@@ -101,6 +126,7 @@ def bench_command(
                     seconds,
                     repeat,
                     progress=lambda message: progress.update(task, description=message),
+                    search=mcts_simulations_per_second if mcts else None,
                 )
                 progress.advance(task)
     if as_json:

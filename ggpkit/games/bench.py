@@ -45,6 +45,8 @@ class BenchRow:
     note: str = ""
     wall_playouts_per_s: float | None = None
     wall_moves_per_s: float | None = None
+    search_per_s: float | None = None
+    """Simulations per CPU-second inside a tree search (``bench``'s ``search`` hook)."""
 
     def as_dict(self) -> dict[str, Any]:
         """The row as plain JSON-ready data."""
@@ -110,17 +112,23 @@ def measure(game: Game[Any], seconds: float, repeat: int, seed: int = 1) -> Meas
     )
 
 
+SearchRate = Callable[[Game[Any], float, int], float]
+"""``(game, seconds, repeat) -> simulations per CPU-second`` of a search from the start."""
+
+
 def bench(
     names: Sequence[str] | None = None,
     engines: Iterable[str] = ENGINES,
     seconds: float = 1.0,
     repeat: int = 3,
     progress: Progress | None = None,
+    search: SearchRate | None = None,
 ) -> list[BenchRow]:
     """Benchmark every named game (default: all registered) on every engine asked for.
 
     An engine that cannot load a game (e.g. no GDL engine yet) gives a row with a
-    note instead of rates.
+    note instead of rates. ``search``, when given, also measures how many simulations
+    a tree search gets through (agents live above this layer, so the caller brings it).
     """
     if repeat < 1:
         raise ValueError("repeat must be at least 1")
@@ -143,10 +151,14 @@ def bench(
             except Exception as e:
                 rows.append(BenchRow(name, engine, None, None, 0, 0, _error_note("failed", e)))
                 continue
+            searched = None
+            if search is not None:
+                say(f"{name} ({engine}): search, {runs} of ~{seconds:g}s")
+                searched = search(game, seconds, repeat)
             rows.append(
                 BenchRow(
                     name, engine, m.playouts_per_s, m.moves_per_s, m.batch, repeat, "",
-                    m.wall_playouts_per_s, m.wall_moves_per_s,
+                    m.wall_playouts_per_s, m.wall_moves_per_s, searched,
                 )
             )  # fmt: skip
     return rows

@@ -87,3 +87,13 @@ def test_user_errors_are_one_line_without_traceback() -> None:
         assert done.returncode == 2
         assert done.stderr.startswith("ggpkit: error: unknown game 'no-such-game'")
         assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_bench_mcts_measures_simulations_inside_the_search() -> None:
+    args = ["bench", "--mcts", "--json", "--seconds", "0.05", "--repeat", "1"]
+    result = runner.invoke(app, [*args, "--games", "breakthrough-holes", "--engine", "native"])
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.stdout)["results"]
+    assert row["search_per_s"] is not None and row["search_per_s"] > 0
+    plain = runner.invoke(app, ["bench", *args[2:], "--games", "peg", "--engine", "native"])
+    assert json.loads(plain.stdout)["results"][0]["search_per_s"] is None  # only when asked
