@@ -63,11 +63,20 @@ def test_native_breakthrough_matches_its_engine_step_by_step(name: str) -> None:
     assert _replay_check(ggpkit.load(name), 20, 60) > 0
 
 
-def test_breakthrough_steps_on_its_native_bitboards_and_peg_on_its_twin() -> None:
-    assert type(ggpkit.load("breakthrough-holes").batch_stepper(2, 10)).__name__ == (
-        "BreakthroughStepper"
-    )
-    assert type(ggpkit.load("peg").batch_stepper(2, 10)).__name__ == "PropnetStepper"
+def test_peg_matches_its_engine_step_by_step() -> None:
+    assert _replay_check(ggpkit.load("peg"), 70, 40) > 0
+
+
+@pytest.mark.parametrize(
+    ("name", "stepper"),
+    [
+        ("breakthrough-holes", "BreakthroughStepper"),
+        ("peg", "PegStepper"),
+        ("pawn-checkers", "PropnetStepper"),  # on its GDL twin
+    ],
+)
+def test_which_engine_steps_the_batch(name: str, stepper: str) -> None:
+    assert type(ggpkit.load(name).batch_stepper(2, 10)).__name__ == stepper
 
 
 def test_peg_with_a_step_limit_is_truncated_and_restarted() -> None:

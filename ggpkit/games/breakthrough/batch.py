@@ -18,10 +18,9 @@ from numba import njit
 
 from ggpkit.games.api import GameError
 from ggpkit.games.breakthrough import kernels as k
+from ggpkit.games.native_batch import ERR_ILLEGAL, ERR_NOT_ONLY, NativeStepper
 from ggpkit.gdl.terms import Func
-from ggpkit.reasoning.base import BatchStep
 
-ERR_ILLEGAL, ERR_NOT_ONLY = 1, 2
 KIND_WHITE, KIND_BLACK, KIND_ON, KIND_CONTROL0, KIND_CONTROL1 = 0, 1, 2, 3, 4
 """What a base fact reads: a white piece, a black piece, always true (holes), whose turn."""
 
@@ -136,33 +135,21 @@ def step_all(  # type: ignore[no-untyped-def]
                capture, bits, legal)  # fmt: skip
 
 
-class BreakthroughStepper:
+class BreakthroughStepper(NativeStepper):
     """``count`` matches of a breakthrough game on the native bitboards (a BatchStepper)."""
 
     def __init__(self, game: Any, count: int, max_steps: int) -> None:
-        if count < 1 or max_steps < 1:
-            raise GameError("a batch needs at least one match and one step")
         from ggpkit.games.breakthrough.game import _MOVE_CELLS, initial_position
 
-        self.count = count
-        self.max_steps = max_steps
-        self.capture = bool(game.capture)
         props = game.propositions()
+        super().__init__(props, count, max_steps)
+        self.capture = bool(game.capture)
         self._tables(props, _MOVE_CELLS)
         start = initial_position()
         self._start = np.array([start.white, start.black, start.control], dtype=np.int64)
         self._white = np.zeros(count, dtype=np.int64)
         self._black = np.zeros(count, dtype=np.int64)
         self._control = np.zeros(count, dtype=np.int64)
-        self._steps = np.zeros(count, dtype=np.int64)
-        self._out = BatchStep(
-            np.zeros((count, len(props.base)), dtype=np.uint8),
-            np.zeros((count, sum(len(ms) for ms in props.moves)), dtype=np.uint8),
-            np.zeros(count, dtype=np.uint8),
-            np.zeros(count, dtype=np.uint8),
-            np.zeros((count, 2), dtype=np.int32),
-            np.zeros((count, len(props.base)), dtype=np.uint8),
-        )
 
     def _tables(self, props: Any, move_cells: dict[Any, tuple[int, int]]) -> None:
         """Move numbers <-> (source, destination) cells, and what each base fact reads."""
@@ -180,48 +167,29 @@ class BreakthroughStepper:
                 src, dst = move_cells[move]
                 self._src[r, i], self._dst[r, i] = src, dst
                 self._index[r, src * 36 + dst] = i
-        kinds, cells = [], []
-        for fact in props.base:
-            kind, cell = _reads(fact)
-            kinds.append(kind)
-            cells.append(cell)
-        self._kind = np.array(kinds, dtype=np.int64)
-        self._cell = np.array(cells, dtype=np.int64)
+        read = [_reads(fact) for fact in props.base]
+        self._kind = np.array([kind for kind, _ in read], dtype=np.int64)
+        self._cell = np.array([cell for _, cell in read], dtype=np.int64)
 
-    def _write_all(self) -> None:
-        out = self._out
+    def _restart_all(self) -> None:
+        self._white[:], self._black[:], self._control[:] = self._start
         tables = (self._kind, self._cell, self._index, self._noop, self._offsets, self.capture)
         for m in range(self.count):
-            _write(m, self._white, self._black, self._control, *tables, out.bits, out.legal)
+            _write(m, self._white, self._black, self._control, *tables, self._out.bits,
+                   self._out.legal)  # fmt: skip
 
-    def reset(self) -> BatchStep:
-        """Every match at the initial position."""
-        self._white[:], self._black[:], self._control[:] = self._start
-        self._steps[:] = 0
-        self._write_all()
-        for array in (self._out.ended, self._out.cut, self._out.goals):
-            array[:] = 0
-        return self._out
+    def _check(self, actions: npt.NDArray[np.int64]) -> int:
+        return int(_check(self._white, self._black, self._control, actions, self._src,
+                          self._dst, self._noop, self.capture))  # fmt: skip
 
-    def step(self, actions: npt.NDArray[np.int32]) -> BatchStep:
-        """One joint move in every match: ``actions[i, r]`` a move number of role ``r``, or -1."""
-        if actions.shape != (self.count, 2):
-            raise GameError(f"actions must have shape {(self.count, 2)}")
-        chosen = actions.astype(np.int64)
-        err = _check(self._white, self._black, self._control, chosen, self._src, self._dst,
-                     self._noop, self.capture)  # fmt: skip
-        if err == ERR_ILLEGAL:
-            raise GameError("an action is not legal in its match (or not a move of its role)")
-        if err == ERR_NOT_ONLY:
-            raise GameError("action -1 (the only legal move) given to a role with a choice")
+    def _advance(self, actions: npt.NDArray[np.int64]) -> None:
         out = self._out
         step_all(
-            self._white, self._black, self._control, self._steps, chosen, self._src, self._dst,
+            self._white, self._black, self._control, self._steps, actions, self._src, self._dst,
             self._index, self._noop, self._offsets, self._kind, self._cell, self.capture,
             self.max_steps, self._start, out.bits, out.legal, out.ended, out.cut, out.goals,
             out.final,
         )  # fmt: skip
-        return out
 
 
 def _reads(fact: Any) -> tuple[int, int]:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ggpkit.games.api import (
+    BatchStepper,
     Dynamics,
     Game,
     GameError,
@@ -175,6 +176,12 @@ class PegGame(FromTwin, Game[PegState]):
         ]
         out.append(Func("pegs", (Const(f"s{state.pegs}"),)))
         return frozenset(out)
+
+    def batch_stepper(self, count: int, max_steps: int) -> BatchStepper:
+        """Games stepped together on the native bitboard, in the twin's vocabulary."""
+        from ggpkit.games.peg.batch import PegStepper
+
+        return PegStepper(self, count, max_steps)
 
     def to_move(self, state: PegState) -> str | None:
         """Always the jumper, until the game is over."""
