@@ -41,6 +41,10 @@ class PlayerFault(GgpkitError):
         self.code = code
         self.detail = detail
 
+    def __reduce__(self) -> tuple[type[PlayerFault], tuple[str, str]]:
+        """Pickled by its two fields, so it crosses process boundaries (pools, Ray) intact."""
+        return (PlayerFault, (self.code, self.detail))
+
 
 class RemotePlayer:
     """A player reached at ``url``; ``name`` goes into the ``Receiver`` header.

@@ -121,3 +121,12 @@ def test_start_clocks_go_on_the_wire_as_integers() -> None:
 )
 def test_info_reply_gives_the_player_name(reply: str, name: str | None) -> None:
     assert parse_info_reply(reply) == name
+
+
+def test_a_player_fault_survives_pickling() -> None:
+    import pickle
+
+    from ggpkit.match.remote import PlayerFault
+
+    fault = pickle.loads(pickle.dumps(PlayerFault("TO", "late by 2 s")))
+    assert (fault.code, fault.detail, str(fault)) == ("TO", "late by 2 s", "TO: late by 2 s")
