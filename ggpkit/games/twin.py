@@ -1,8 +1,9 @@
-"""What a native engine takes from its GDL twin: the vocabulary and batch stepping.
+"""What a native engine takes from its GDL twin: its vocabulary (and batch stepping, for
+a native game without a stepper of its own).
 
 A native engine's facts and moves are its twin's (the tests compare them), and the
-twin's grounded network lists them exhaustively and steps many matches in compiled
-code, so the native engines lend both from it rather than keep copies.
+twin's grounded network lists them exhaustively, so the native engines lend them from
+it rather than keep copies.
 """
 
 from __future__ import annotations

@@ -67,12 +67,18 @@ def test_peg_matches_its_engine_step_by_step() -> None:
     assert _replay_check(ggpkit.load("peg"), 70, 40) > 0
 
 
+@pytest.mark.parametrize("name", ["pawn-checkers", "pawn-checkers-barrel"])
+def test_native_checkers_matches_its_engine_step_by_step(name: str) -> None:
+    assert _replay_check(ggpkit.load(name), 10, 120) > 0
+
+
 @pytest.mark.parametrize(
     ("name", "stepper"),
     [
         ("breakthrough-holes", "BreakthroughStepper"),
         ("peg", "PegStepper"),
-        ("pawn-checkers", "PropnetStepper"),  # on its GDL twin
+        ("pawn-checkers", "CheckersStepper"),
+        ("pawn-checkers-barrel", "CheckersStepper"),
     ],
 )
 def test_which_engine_steps_the_batch(name: str, stepper: str) -> None:

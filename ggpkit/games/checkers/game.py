@@ -31,6 +31,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ggpkit.games.api import (
+    BatchStepper,
     Dynamics,
     Game,
     GameError,
@@ -313,6 +314,12 @@ class PawnCheckers(FromTwin, Game[CheckersState]):
         out.append(func("control", ROLES[state.control]))
         out.append(func("step", state.step))
         return frozenset(out)
+
+    def batch_stepper(self, count: int, max_steps: int) -> BatchStepper:
+        """Matches stepped together on the native bitboards, in the twin's vocabulary."""
+        from ggpkit.games.checkers.batch import CheckersStepper
+
+        return CheckersStepper(self, count, max_steps)
 
     def to_move(self, state: CheckersState) -> str | None:
         if self.is_terminal(state):
