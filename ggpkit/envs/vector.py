@@ -2,7 +2,7 @@
 
 All arrays, no Python loop over matches: each :meth:`VectorEnv.step` is one compiled
 call (:meth:`~ggpkit.games.api.Game.batch_stepper`: GDL games on their propnet,
-native games on their GDL twin's), which plays one joint move in every match and
+native games on their own bitboards), which plays one joint move in every match and
 restarts the matches that end (auto-reset).
 
 * ``actions``: ``(num_envs, roles)`` ints, the index of each role's move in

@@ -216,7 +216,7 @@ class Game(ABC, Generic[S]):
 
         States are bit vectors over ``propositions().base`` and moves indices into
         ``propositions().moves``. GDL games on the propnet run it there; native games
-        on their GDL twin's propnet. Raises :class:`GameError` when the game has none.
+        on their own engine. Raises :class:`GameError` when the game has none.
         """
         raise GameError(f"{self.name} cannot step matches in a batch")
 

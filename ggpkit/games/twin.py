@@ -1,5 +1,4 @@
-"""What a native engine takes from its GDL twin: its vocabulary (and batch stepping, for
-a native game without a stepper of its own).
+"""What a native engine takes from its GDL twin: its vocabulary.
 
 A native engine's facts and moves are its twin's (the tests compare them), and the
 twin's grounded network lists them exhaustively, so the native engines lend them from
@@ -11,7 +10,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from ggpkit.games.api import BatchStepper, Game, Propositions
+from ggpkit.games.api import Game, Propositions
 
 
 @cache
@@ -24,14 +23,10 @@ def twin(name: str) -> Game[Any]:
 
 
 class FromTwin:
-    """Mixin for native games: :meth:`propositions` and :meth:`batch_stepper` of the twin."""
+    """Mixin for native games: the twin's :meth:`propositions`."""
 
     name: str
 
     def propositions(self) -> Propositions:
         """The possible facts and moves, from the grounded GDL twin (the same vocabulary)."""
         return twin(self.name).propositions()
-
-    def batch_stepper(self, count: int, max_steps: int) -> BatchStepper:
-        """Matches stepped together on the GDL twin's propnet (the same facts and moves)."""
-        return twin(self.name).batch_stepper(count, max_steps)
