@@ -50,10 +50,13 @@ from collections.abc import Hashable
 from typing import Any
 
 from ggpkit.agents.base import Agent, Limit
+from ggpkit.agents.root_parallel import SearchWorkers, merged_choice
 from ggpkit.games.api import Game
 from ggpkit.gdl.terms import Term
 
 DEFAULT_LIMIT = Limit(time=1.0)
+COLLECT_SECONDS = 0.05
+"""Worker searches stop this much sooner, and are waited for this long after our own."""
 """Used when neither the spec nor the caller limits the search."""
 
 EXP3_GAMMA = 0.1
@@ -143,12 +146,15 @@ class MCTSAgent(Agent):
         seed: int | None = None,
         max_nodes: int = 200_000,
         leaf: int = 8,
+        threads: int = 1,
     ) -> None:
         self.limit = limit or Limit()
         self.c = c
         self.max_nodes = max_nodes
         self.leaf = max(1, leaf)
         self.rng = random.Random(seed)
+        self._workers = SearchWorkers(threads - 1, self._worker) if threads > 1 else None
+        """Root-parallel searches in other processes (``threads - 1`` of them)."""
         self._game: Game[Any] | None = None
         self._nodes: dict[Hashable, _Node] = {}
         self._root: _Node | None = None
@@ -171,9 +177,28 @@ class MCTSAgent(Agent):
         self._reset(game)
         if self._compiled:
             game.playout_stats(game.initial_state(), 1, 0)
+        if self._workers is not None:
+            self._workers.start(game, role)
 
     def stop(self) -> None:
-        """Drop the tree."""
+        """Drop the tree, and end the worker searches."""
+        self._forget()
+        if self._workers is not None:
+            self._workers.stop()
+
+    def _worker(self, index: int) -> MCTSAgent:
+        """The searcher of worker ``index``: the same settings, its own random stream."""
+        return MCTSAgent(self.limit, self.c, self.rng.randrange(2**63), self.max_nodes, self.leaf)
+
+    def root_visits(self, role: str) -> dict[Term, int]:
+        """How often the last search tried each of ``role``'s moves at its root."""
+        root, game = self._root, self._game
+        if root is None or game is None or root.terminal:
+            return {}
+        r = game.role_index(role)
+        return dict(zip(root.moves[r], root.counts[r], strict=True))
+
+    def _forget(self) -> None:
         self._game = None
         self._nodes = {}
         self._root = None
@@ -181,7 +206,7 @@ class MCTSAgent(Agent):
         self._best_value = -1.0
 
     def _reset(self, game: Game[Any]) -> None:
-        self.stop()
+        self._forget()
         self._game = game
         self._compiled = game.info.capabilities.compiled_playouts and len(game.roles) > 1
 
@@ -216,13 +241,17 @@ class MCTSAgent(Agent):
         limit = self.limit.stricter(limit)
         if limit.time is None and limit.playouts is None:
             limit = limit.stricter(DEFAULT_LIMIT)
-        deadline = math.inf if limit.time is None else started + max(0.0, limit.time - 0.005)
+        margin = 0.005 + (COLLECT_SECONDS if self._workers is not None else 0.0)
+        deadline = math.inf if limit.time is None else started + max(0.0, limit.time - margin)
         if game is not self._game:
             self._reset(game)
         role_index = game.role_index(role)
         legal = game.legal_moves(state, role)
         if not legal:
             raise ValueError(f"no legal move for {role}: the state is terminal")
+        workers = self._workers if self._workers is not None and game is self._game else None
+        if workers is not None:
+            workers.ask(state, role, _sooner(limit, COLLECT_SECONDS))
         root = self._reroot(game, state, started, deadline)
         iterations = 0
         playouts = 0
@@ -242,7 +271,11 @@ class MCTSAgent(Agent):
         line_move = self._line_move(state)
         if line_move is not None:
             return line_move
-        return root.moves[role_index][self._final_choice(root, role_index)]
+        choice = root.moves[role_index][self._final_choice(root, role_index)]
+        if workers is None or root.proven is not None:
+            return choice
+        others = workers.collect(time.monotonic() + COLLECT_SECONDS)
+        return merged_choice(self.root_visits(role), others, choice)
 
     def _reroot(self, game: Game[Any], state: Hashable, started: float, deadline: float) -> _Node:
         """The root node for ``state``, keeping only what is reachable from it."""
@@ -508,3 +541,10 @@ class MCTSAgent(Agent):
                 self._best_line = self._best_line[k:]
                 return self._best_line[0][1]
         return None
+
+
+def _sooner(limit: Limit, seconds: float) -> Limit:
+    """``limit`` with ``seconds`` less time (when it has a time), so an answer arrives in it."""
+    if limit.time is None:
+        return limit
+    return Limit(time=max(limit.time - seconds, 0.0), playouts=limit.playouts, depth=limit.depth)

@@ -72,9 +72,10 @@ AGENTS: dict[str, _Kind] = {
             "playouts": _positive_int,
             "c": _non_negative_float,
             "leaf": _positive_int,
+            "threads": _positive_int,
         },
         "UCT Monte Carlo tree search (time s, playouts per move, exploration c, "
-        "leaf playouts per new node)",
+        "leaf playouts per new node, threads: parallel searches, one per core)",
     ),
     "alphabeta": _Kind(
         "ggpkit.agents.alphabeta:AlphaBetaAgent",
@@ -167,6 +168,16 @@ def make_agent(spec: str | AgentSpec, seed: int | None = None) -> Agent:
     agent = cls(**kwargs)
     agent.name = parsed.text
     return agent
+
+
+def with_threads(spec: str, threads: int) -> str:
+    """``spec`` searching on ``threads`` cores, if its agent takes ``threads`` and it is unset."""
+    parsed = parse_spec(spec)
+    if "threads" not in AGENTS[parsed.name].options or "threads" in parsed.options:
+        return spec
+    if threads <= 1:
+        return spec
+    return f"{parsed.text}{',' if ':' in parsed.text else ':'}threads={threads}"
 
 
 def describe_agents() -> str:

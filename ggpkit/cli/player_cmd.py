@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -22,13 +23,25 @@ def player_command(
     gdl_only: Annotated[
         bool, typer.Option("--gdl-only", help="Never use native engines, even for known rules.")
     ] = False,
+    threads: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Parallel searches for an agent that has them (mcts): one per core by "
+            "default; a threads= in the spec wins.",
+        ),
+    ] = None,
 ) -> None:
-    """Serve an agent to GGP game managers until interrupted (Ctrl-C)."""
+    """Serve an agent to GGP game managers until interrupted (Ctrl-C).
+
+    MCTS searches on every core by default (root-parallel, one worker process per
+    extra core); --threads 1 keeps it to one.
+    """
     import logging
 
     import uvicorn
 
-    from ggpkit.agents.specs import SpecError, make_agent
+    from ggpkit.agents.specs import SpecError, make_agent, with_threads
     from ggpkit.match.player_server import (
         PlayerService,
         default_loader,
@@ -39,6 +52,7 @@ def player_command(
 
     try:
         make_agent(agent)  # a bad spec fails now, not at the first START
+        agent = with_threads(agent, threads or os.cpu_count() or 1)
     except SpecError as e:
         raise fail(str(e)) from None
     player_name = name or f"ggpkit-{agent.split(':', 1)[0]}"

@@ -1,0 +1,67 @@
+"""Root-parallel MCTS: worker searches in other processes, their root visits added up."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import time
+from collections.abc import Callable
+from typing import Any
+
+import ggpkit
+from ggpkit.agents.base import Limit
+from ggpkit.agents.mcts import MCTSAgent
+from ggpkit.agents.root_parallel import can_fork_workers, merged_choice
+from ggpkit.agents.specs import make_agent, with_threads
+from ggpkit.gdl.terms import func
+
+
+def test_worker_searches_answer_and_end_with_the_match(
+    live_children: Callable[[], set[int]],
+) -> None:
+    before = live_children()
+    game = ggpkit.load("breakthrough-holes")
+    agent = make_agent("mcts:threads=3", seed=1)
+    assert isinstance(agent, MCTSAgent) and agent._workers is not None
+    agent.start(game, "white")
+    assert len(live_children() - before) == 2
+    state = game.initial_state()
+    move = agent.select(game, state, "white", Limit(time=0.3))
+    assert move in game.legal_moves(state, "white")
+    agent._workers.ask(state, "white", Limit(playouts=200))
+    replies = agent._workers.collect(deadline=time.monotonic() + 30)
+    assert len(replies) == 2
+    legal = set(game.legal_moves(state, "white"))
+    for visits in replies:
+        assert set(visits) == legal and sum(visits.values()) >= 200
+    agent.stop()
+    assert live_children() == before
+
+
+def test_the_merged_choice_adds_every_search_and_keeps_our_move_on_a_tie() -> None:
+    a, b, c = func("m", "a"), func("m", "b"), func("m", "c")
+    assert merged_choice({a: 10, b: 8}, [{a: 1, b: 9}, {b: 2}], a) == b  # 11 vs 19
+    assert merged_choice({a: 5, b: 5}, [], a) == a
+    assert merged_choice({}, [{c: 3}], a) == c
+    assert merged_choice({}, [], a) == a
+
+
+def test_threads_are_added_only_where_the_agent_takes_them() -> None:
+    assert with_threads("mcts", 2) == "mcts:threads=2"
+    assert with_threads("mcts:time=1", 2) == "mcts:time=1,threads=2"
+    assert with_threads("mcts:threads=1", 4) == "mcts:threads=1"
+    assert with_threads("random", 4) == "random"
+    assert with_threads("mcts", 1) == "mcts"
+
+
+def _in_daemon(queue: Any) -> None:
+    queue.put(can_fork_workers())
+
+
+def test_a_daemonic_worker_searches_alone() -> None:
+    ctx = mp.get_context("fork")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=_in_daemon, args=(queue,), daemon=True)
+    proc.start()
+    assert queue.get(timeout=60) is False
+    proc.join(timeout=30)
+    assert can_fork_workers()
