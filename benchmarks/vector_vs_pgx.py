@@ -64,14 +64,14 @@ def pgx_runner(env_id: str, envs: int) -> Callable[[float], float] | None:
     try:
         import jax
         import jax.numpy as jnp
-        import pgx
-        from pgx.experimental import auto_reset
+        import pgx  # type: ignore[import-untyped]
+        from pgx.experimental import auto_reset  # type: ignore[import-untyped]
     except ImportError:
         return None
-    env = pgx.make(env_id)  # type: ignore[arg-type]
+    env = pgx.make(env_id)
     step = jax.vmap(auto_reset(env.step, env.init))
 
-    @jax.jit  # type: ignore[misc]
+    @jax.jit
     def one(state: Any, key: Any) -> Any:
         pick, reset = jax.random.split(key)
         logits = jnp.log(state.legal_action_mask.astype(jnp.float32))

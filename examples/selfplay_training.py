@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from sklearn.linear_model import LogisticRegression
+from sklearn.linear_model import LogisticRegression  # type: ignore[import-untyped]
 
 import ggpkit
 from ggpkit.envs.encoding import Encoding
@@ -79,7 +79,8 @@ def random_selfplay(game: Any, matches: int, seed: int) -> tuple[npt.NDArray[Any
         rows.extend(obs)
         labels.extend([0] * env.num_envs)
         out = env.step(random_actions(masks, rng))
-        for i in np.flatnonzero(out.terminated | out.truncated):
+        for ended in np.flatnonzero(out.terminated | out.truncated):
+            i = int(ended)
             pending[i].append(len(rows))
             rows.append(out.final_observations[i])
             labels.append(0)
