@@ -64,3 +64,35 @@ def page(browser: object) -> Iterator[object]:
 @pytest.fixture
 def phone(browser: object) -> Iterator[object]:
     yield from open_page(browser, PHONE)
+
+
+@pytest.fixture(params=["desktop", "phone"])
+def sized(request: pytest.FixtureRequest, browser: object) -> Iterator[tuple[object, str]]:
+    """A page at desktop size, then at phone size: (page, "desktop" or "phone")."""
+    size: str = request.param
+    for pg in open_page(browser, PHONE if size == "phone" else DESKTOP):
+        yield pg, size
+
+
+def start_game(
+    page: object, url: str, game: str, seats: dict[str, str], agent_time: str = "0.2"
+) -> None:
+    """Start ``game`` from the home page with the given seats, as a person does."""
+    page.goto(url + "/#/")  # type: ignore[attr-defined]
+    page.wait_for_selector("#start")  # type: ignore[attr-defined]
+    page.select_option("#game", game)  # type: ignore[attr-defined]
+    for role, who in seats.items():
+        page.select_option(f'select[data-role="{role}"]', who)  # type: ignore[attr-defined]
+    page.fill("#agent-time", agent_time)  # type: ignore[attr-defined]
+    page.click("#start")  # type: ignore[attr-defined]
+    page.wait_for_selector("svg.board")  # type: ignore[attr-defined]
+
+
+def pick_public_game(page: object, url: str, name: str) -> None:
+    """Open the GDL page with a public game's rules in the text box (skips when absent)."""
+    if not (GAMES_DIR / name).is_file():
+        pytest.skip(f"../shared/ggp-games/{name} is absent")
+    page.goto(url + "/#/gdl")  # type: ignore[attr-defined]
+    page.wait_for_selector(f"#public option[value='{name}']", state="attached")  # type: ignore[attr-defined]
+    page.select_option("#public", name)  # type: ignore[attr-defined]
+    page.wait_for_function("() => document.querySelector('#kif').value.length > 100")  # type: ignore[attr-defined]

@@ -13,22 +13,11 @@ import re
 import httpx
 import pytest
 
-from .conftest import ARTIFACTS, GAMES_DIR, PHONE
+from .conftest import ARTIFACTS, GAMES_DIR, PHONE, start_game
 
 pytestmark = pytest.mark.browser
 
 MOVE_RE = re.compile(r"\((\w+) (\S+) (\S+) (\S+) (\S+)\)")
-
-
-def _start(page: object, url: str, game: str, seats: dict[str, str]) -> None:
-    page.goto(url + "/#/")  # type: ignore[attr-defined]
-    page.wait_for_selector("#start")  # type: ignore[attr-defined]
-    page.select_option("#game", game)  # type: ignore[attr-defined]
-    for role, who in seats.items():
-        page.select_option(f'select[data-role="{role}"]', who)  # type: ignore[attr-defined]
-    page.fill("#agent-time", "0.2")  # type: ignore[attr-defined]
-    page.click("#start")  # type: ignore[attr-defined]
-    page.wait_for_selector("svg.board")  # type: ignore[attr-defined]
 
 
 def _status(page: object) -> str:
@@ -45,7 +34,7 @@ def _wait_turn_or_end(page: object) -> str:
 
 
 def test_peg_won_with_score_100_by_following_the_hints(server: str, page: object) -> None:
-    _start(page, server, "peg", {"jumper": "human"})
+    start_game(page, server, "peg", {"jumper": "human"})
     page.screenshot(path=str(ARTIFACTS / "peg-start.png"))  # type: ignore[attr-defined]
     for jump in range(31):
         page.click("#hint-btn")  # type: ignore[attr-defined]
@@ -70,7 +59,7 @@ def test_peg_won_with_score_100_by_following_the_hints(server: str, page: object
 
 
 def test_full_breakthrough_game_against_random_by_clicking(server: str, page: object) -> None:
-    _start(page, server, "breakthrough-holes", {"white": "human", "black": "random"})
+    start_game(page, server, "breakthrough-holes", {"white": "human", "black": "random"})
     for turn in range(60):
         status = _wait_turn_or_end(page)
         if status.startswith("Game over"):
@@ -126,7 +115,7 @@ def test_a_stored_match_is_replayed_step_by_step(server: str, page: object) -> N
 def test_watch_mode_on_a_phone_sized_screen(server: str, browser: object) -> None:
     pg = browser.new_page(viewport=PHONE)  # type: ignore[attr-defined]
     try:
-        _start(pg, server, "breakthrough-holes", {"white": "random", "black": "random"})
+        start_game(pg, server, "breakthrough-holes", {"white": "random", "black": "random"})
         pg.wait_for_function(  # type: ignore[attr-defined]
             "() => document.querySelectorAll('#movelog li').length >= 2", timeout=30_000
         )

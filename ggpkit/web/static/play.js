@@ -2,7 +2,7 @@
 // with pause, play, replay and steps back and forth, and why the game ended.
 
 import { drawBoard } from "./board.js";
-import { api, h, moveLabel, showError, sleep, toast } from "./util.js";
+import { api, h, moveLabel, ownsSession, showError, sleep, toast } from "./util.js";
 
 const cap = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
@@ -35,8 +35,9 @@ export async function pagePlay(view, id, closeOnLeave) {
   const controls = h("div", { class: "controls" });
   const hintBox = h("p", { class: "hint", id: "hint" });
   const watch = Object.values(session.seats).every((v) => v !== "human");
+  const owner = ownsSession(id); // only the browser that started a game can change it
 
-  const humanRole = () => session.humans_to_move[0] || null;
+  const humanRole = () => (owner && session.humans_to_move[0]) || null;
   const legalOf = () => session.legal[humanRole()] || [];
   const movesFrom = (key) => legalOf().filter((m) => m.cells.length >= 2 && m.cells[0] === key);
 
@@ -99,8 +100,9 @@ export async function pagePlay(view, id, closeOnLeave) {
     }
     if (session.finished) return endText(session);
     const role = humanRole();
-    if (role) return `Your move, ${role}.` + (selected ? " Now click where it goes." : "");
     const movers = session.to_move.map((r) => `${r} (${session.seats[r]})`).join(", ");
+    if (!owner) return `${movers} to move. Watching: the browser that started this game plays it.`;
+    if (role) return `Your move, ${role}.` + (selected ? " Now click where it goes." : "");
     if (watch && !running) return `Paused: ${movers} to move.`;
     return `${movers} ${session.to_move.length > 1 ? "are" : "is"} thinking…`;
   }
@@ -168,7 +170,9 @@ export async function pagePlay(view, id, closeOnLeave) {
 
   function renderControls() {
     const buttons = [];
-    if (!watch) {
+    if (!owner) {
+      // a spectator changes nothing: no undo, no agents to drive
+    } else if (!watch) {
       buttons.push(h("button", { id: "undo", disabled: !session.can_undo || null, onclick: () => act("undo") }, "Undo"));
       buttons.push(h("button", { id: "redo", disabled: !session.can_redo || null, onclick: () => act("redo") }, "Redo"));
       if (session.hint && !session.finished) buttons.push(h("button", { id: "hint-btn", onclick: showHint }, "Hint"));
@@ -241,7 +245,7 @@ export async function pagePlay(view, id, closeOnLeave) {
 
   // Agents move by themselves while the page is open (and in watch mode, while running).
   async function pump() {
-    if (busy) return;
+    if (busy || !owner) return;
     busy = true;
     try {
       while (!session.finished && session.humans_to_move.length === 0 && session.to_move.length && (!watch || running)) {
