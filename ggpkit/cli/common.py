@@ -125,6 +125,18 @@ def address(host: str, sock: socket.socket, scheme: str = "http") -> str:
     return f"{scheme}://[{host}]:{port}/" if ":" in host else f"{scheme}://{host}:{port}/"
 
 
+def _short(game: Game[Any], move: str) -> str:
+    """``"  b2-c3"`` after a move the game writes shorter, else ``""``."""
+    from ggpkit.games.notation import short_form
+    from ggpkit.gdl.kif import GdlSyntaxError, parse_term
+
+    try:
+        short = short_form(game, parse_term(move))
+    except GdlSyntaxError:
+        return ""
+    return f"  {short}" if short else ""
+
+
 def step_panel(
     game: Game[Any],
     state: Hashable,
@@ -150,7 +162,8 @@ def step_panel(
         lines.append(f"moves of step {played}:")
         for i, (role, move) in enumerate(zip(game.roles, moves, strict=True)):
             error = errors[i] if i < len(errors) else ""
-            lines.append(f"{role}: {move}" + (f"   [{error}, replaced]" if error else ""))
+            short = _short(game, move)
+            lines.append(f"{role}: {move}{short}" + (f"   [{error}, replaced]" if error else ""))
         lines.append("")
     lines.append(game.render(state))
     if footer:

@@ -116,6 +116,8 @@ def match_command(
 
     from ggpkit.agents.specs import SpecError
     from ggpkit.games.registry import load
+    from ggpkit.gdl.kif import parse_terms
+    from ggpkit.gdl.terms import split_facts_text
     from ggpkit.match.players import RefereedPlayer, player_from_spec
     from ggpkit.match.recorder import MatchRecorder, NullRecorder
     from ggpkit.match.referee import Referee
@@ -151,5 +153,10 @@ def match_command(
         errors = sum(1 for step in record.errors if step[i])
         table.add_row(r, record.player_names[i], str(goals[i]), str(errors))
     console.print(table)
+    explain = game.info.capabilities.end_reason
+    if explain is not None and not record.is_aborted and record.states:
+        final = frozenset(parse_terms(split_facts_text(record.states[-1])))
+        if game.is_terminal(game.state_from_facts(final)):
+            console.print(f"why it ended: {explain(final)}", markup=False)
     if store is not None:
         console.print(f"stored in {store.path}", markup=False)

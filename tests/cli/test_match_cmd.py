@@ -200,3 +200,19 @@ def test_player_command_serves_until_interrupted(tmp_path: Path) -> None:
         proc.send_signal(signal.SIGINT)
         proc.wait(20)
     assert (tmp_path / "p.sqlite3").exists()
+
+
+def test_match_names_moves_in_short_form_and_says_why_it_ended() -> None:
+    """breakthrough-holes: each move with its short form (x as a letter), and the reason."""
+    args = ["match", "breakthrough-holes", "--role", "white=random", "--role", "black=random"]
+    result = runner.invoke(app, [*args, "--playclock", "1", "--no-db", "--seed", "3"],
+                           env={"COLUMNS": "200"})  # fmt: skip
+    assert result.exit_code == 0, result.output
+    played = re.findall(
+        r"(white|black): \(move (\d) (\d) (\d) (\d)\)  ([a-f]\d-[a-f]\d)", result.output
+    )
+    assert played
+    for _, x1, y1, x2, y2, short in played:
+        assert short == f"{'abcdef'[int(x1) - 1]}{y1}-{'abcdef'[int(x2) - 1]}{y2}"
+    (why,) = re.findall(r"why it ended: (.*)", result.output)
+    assert re.fullmatch(r"(white|black) (reached the far row \([a-f][16]\)|has no legal move)", why)

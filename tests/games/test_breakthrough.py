@@ -97,6 +97,7 @@ def test_render_shows_board_holes_and_turn() -> None:
     assert lines[2] == "4 . . # . # ."
     assert lines[3] == "3 . # . # . ."
     assert lines[5] == "1 w w w w w w"
+    assert lines[6] == "  a b c d e f"  # x = 1..6 as the short notation writes it
     assert lines[-1] == "white to move"
     won = position([(1, 6)], [(3, 3)], "black")
     assert BASE.render(won).splitlines()[-1] == "game over: white wins"

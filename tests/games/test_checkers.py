@@ -539,7 +539,7 @@ def test_render_shows_the_board_with_coordinates(game: PawnCheckers) -> None:
     assert lines[0] == "step 9, black to move; captures: black 3, red 4"
     assert lines[1] == "8 |   .   .   .   r"
     assert lines[8] == "1 | b   .   .   ."
-    assert lines[10] == "    1 2 3 4 5 6 7 8"
+    assert lines[10] == "    a b c d e f g h"  # x = 1..8 as the short notation writes it
     assert ("barrel" in text) == game.wrap
 
 

@@ -299,7 +299,7 @@ class BreakthroughHoles(FromTwin, Game[BtState]):
         for y in range(SIZE, 0, -1):
             row = [_cell_char(state, 1 << cell_index(x, y)) for x in range(1, SIZE + 1)]
             lines.append(f"{y} " + " ".join(row))
-        lines.append("  " + " ".join(str(x) for x in range(1, SIZE + 1)))
+        lines.append("  " + " ".join("abcdef"[:SIZE]))  # columns as the notation names them
         lines.append("(w white, b black, # hole)")
         winner = self.winner(state)
         if self.is_terminal(state):

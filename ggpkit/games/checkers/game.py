@@ -458,7 +458,7 @@ class PawnCheckers(FromTwin, Game[CheckersState]):
                     cells.append("." if is_pawn_square(x, y) else " ")
             lines.append(f"{y} | {' '.join(cells)}".rstrip())
         lines.append("    " + "-" * (2 * SIZE - 1))
-        lines.append("    " + " ".join(str(x) for x in range(1, SIZE + 1)))
+        lines.append("    " + " ".join("abcdefgh"[:SIZE]))  # columns as the notation names them
         lines.append("b = black pawn (moves up), r = red pawn (moves down)")
         if self.wrap:
             lines.append("barrel board: row 8 continues on row 1")
