@@ -48,6 +48,18 @@ class Limit:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class Thoughts:
+    """What an agent concluded in its last search, for a person watching it think."""
+
+    value: float | None
+    """The role's expected goal (0..100) in the searched position, as the agent sees it."""
+    moves: tuple[tuple[Term, float], ...] = ()
+    """Its best moves, best first, with their share of the search (0..1)."""
+    verdict: str | None = None
+    """An exact result where the agent has proved one (``black gets 100 in 7 moves``)."""
+
+
 class Agent(ABC):
     """Chooses moves. Subclasses implement :meth:`select`; the rest is optional."""
 
@@ -62,3 +74,7 @@ class Agent(ABC):
 
     def stop(self) -> None:  # noqa: B027 - optional hook
         """The match is over; drop per-match memory."""
+
+    def thoughts(self, role: str) -> Thoughts | None:
+        """What the last :meth:`select` for ``role`` concluded; None for agents that do not say."""
+        return None

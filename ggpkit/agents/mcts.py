@@ -49,7 +49,7 @@ import time
 from collections.abc import Hashable
 from typing import Any
 
-from ggpkit.agents.base import Agent, Limit
+from ggpkit.agents.base import Agent, Limit, Thoughts
 from ggpkit.agents.root_parallel import SearchWorkers, merged_choice
 from ggpkit.games.api import Game
 from ggpkit.gdl.terms import Term
@@ -197,6 +197,28 @@ class MCTSAgent(Agent):
             return {}
         r = game.role_index(role)
         return dict(zip(root.moves[r], root.counts[r], strict=True))
+
+    def thoughts(self, role: str) -> Thoughts | None:
+        """The last search's value for ``role`` and its most visited moves (top 3)."""
+        root, game = self._root, self._game
+        if root is None or game is None or root.terminal:
+            return None
+        r = game.role_index(role)
+        counts = root.counts[r]
+        total = sum(counts)
+        if root.proven is not None:
+            value = 100 * root.proven[r]
+            verdict: str | None = f"proved: {role} gets {round(value)}"
+        elif total:
+            value, verdict = 100 * sum(root.sums[r]) / total, None
+        else:
+            return None
+        # the move the search picks first (a proof outranks visits), then the most visited
+        chosen = self._final_choice(root, r) if len(counts) > 1 else 0
+        others = [i for i in range(len(counts)) if i != chosen and counts[i]]
+        ranked = [chosen, *sorted(others, key=lambda i: -counts[i])][:3]
+        shares = tuple((root.moves[r][i], counts[i] / max(total, 1)) for i in ranked)
+        return Thoughts(value, shares, verdict)
 
     def _forget(self) -> None:
         self._game = None

@@ -20,7 +20,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ggpkit.agents.base import Agent
+from ggpkit.agents.base import Agent, Thoughts
 from ggpkit.games.api import Game, GameError, IllegalMoveError
 from ggpkit.gdl.terms import Term
 from ggpkit.match.clock import UNTIMED_START
@@ -65,6 +65,10 @@ class Session:
     states: list[Hashable]
     players: dict[str, Player] = field(default_factory=dict)
     """The agent seats' players (role -> player), started for this session's game."""
+    agents: dict[str, Agent] = field(default_factory=dict)
+    """The agent behind each agent seat, asked what it thinks after it moves."""
+    thoughts: dict[str, Thoughts] = field(default_factory=dict)
+    """What the agents that chose the last move concluded (role -> their thoughts)."""
     redo: list[list[str]] = field(default_factory=list)
     version: int = 0
     lock: threading.RLock = field(default_factory=threading.RLock)
@@ -185,7 +189,8 @@ class SessionManager:
         """A started player for every agent seat (each agent built once per session)."""
         for role, spec in session.seats.items():
             if spec != HUMAN:
-                player = LocalPlayer(self._make_agent(spec, None), spec)
+                session.agents[role] = self._make_agent(spec, None)
+                player = LocalPlayer(session.agents[role], spec)
                 asyncio.run(player.start(session.id, role, session.game, "", UNTIMED_START, 0.0))
                 session.players[role] = player
 
@@ -227,9 +232,11 @@ class SessionManager:
         if prepared is None:
             return False
         driver, players, version = prepared
+        movers = session.whose_turn()
         joint, errors = await driver.ask(players, session.agent_time, session.id)
+        said = _thoughts(session, movers)
         return await asyncio.to_thread(self._commit_if_current, session, driver, joint, errors,
-                                       version)  # fmt: skip
+                                       version, said)  # fmt: skip
 
     def _agent_turn(self, session: Session) -> tuple[MatchDriver, list[Player], int] | None:
         """The driver and players of the agents' step now, and the version it starts from."""
@@ -251,11 +258,13 @@ class SessionManager:
         joint: Sequence[Term],
         errors: list[str],
         version: int,
+        thoughts: dict[str, Thoughts],
     ) -> bool:
         with session.lock:
             if session.version != version:
                 return False
             self._record(session, driver, joint, errors)
+            session.thoughts = thoughts
             session.redo.clear()
             return True
 
@@ -264,6 +273,7 @@ class SessionManager:
     ) -> None:
         driver.commit(joint, errors)
         session.states.append(driver.state)
+        session.thoughts = {}  # they were about the position before this move
         session.version += 1
 
     # ---- undo / redo ----------------------------------------------------------------------
@@ -285,6 +295,7 @@ class SessionManager:
                     break
             session.record.goal_values = None
             session.record.is_completed = False
+            session.thoughts = {}
             session.version += 1
             self._store.save(session.record)
 
@@ -297,3 +308,14 @@ class SessionManager:
             driver = session.driver(self._store)
             moves = [session.game.parse_move(m) for m in joint]
             self._record(session, driver, moves, ["" for _ in moves])
+
+
+def _thoughts(session: Session, movers: Sequence[str]) -> dict[str, Thoughts]:
+    """What each agent that just chose a move says it concluded."""
+    out = {}
+    for role in movers:
+        agent = session.agents.get(role)
+        said = agent.thoughts(role) if agent is not None else None
+        if said is not None:
+            out[role] = said
+    return out

@@ -12,6 +12,7 @@ import threading
 from collections.abc import Hashable, Iterable
 from typing import Any
 
+from ggpkit.agents.base import Thoughts
 from ggpkit.games.api import Game, GameError
 from ggpkit.games.notation import short_form
 from ggpkit.games.registry import games, load
@@ -127,7 +128,25 @@ def session_view(boards: Boards, session: Session) -> dict[str, Any]:
         "can_redo": bool(session.redo),
         "hint": game.info.capabilities.hint is not None,
         "notation": _notation_help(game),
+        "thoughts": _thoughts_view(game, layout, session),
     }
+
+
+def _thoughts_view(
+    game: Game[Any], layout: Layout | None, session: Session
+) -> dict[str, dict[str, Any]]:
+    """What each agent that chose the last move thinks: value, verdict, its best moves."""
+    return {role: _one_thought(game, layout, session.seats[role], said)
+            for role, said in session.thoughts.items()}  # fmt: skip
+
+
+def _one_thought(
+    game: Game[Any], layout: Layout | None, agent: str, said: Thoughts
+) -> dict[str, Any]:
+    best = [{**_move_view(game, layout, move), "share": round(share, 3)}
+            for move, share in said.moves]  # fmt: skip
+    value = None if said.value is None else round(said.value, 1)
+    return {"agent": agent, "value": value, "verdict": said.verdict, "best": best}
 
 
 def record_view(boards: Boards, record: MatchRecord) -> dict[str, Any]:

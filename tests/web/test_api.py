@@ -201,3 +201,34 @@ def test_piece_looks_match_whole_words_before_parts() -> None:
     assert looks["blackPawn"]["color"] != looks["redPawn"]["color"]
     assert (looks["o"]["shape"], looks["o"]["label"]) == ("mark", "O")
     assert "b" not in looks  # blank: nothing is drawn
+
+
+def test_an_agent_seat_says_what_it_thinks_until_the_next_move(client: TestClient) -> None:
+    seats = {"white": "human", "black": "mcts"}
+    s = _started(client, {"game": "breakthrough-holes", "seats": seats, "agent_time": 0.5})
+    assert s["thoughts"] == {}
+    move = s["legal"]["white"][0]["move"]
+    client.post(f"/api/sessions/{s['id']}/move", json={"role": "white", "move": move})
+    before = client.get(f"/api/sessions/{s['id']}").json()
+    replied = client.post(f"/api/sessions/{s['id']}/agent").json()
+    thought = replied["thoughts"]["black"]
+    assert thought["agent"] == "mcts" and 0 <= thought["value"] <= 100
+    assert thought["best"][0]["move"] == replied["moves"][1][1]  # the move it played comes first
+    considered = {m["move"] for m in thought["best"]}
+    assert considered <= set(_legal_of(client, before, "black"))
+    assert all(len(m["cells"]) == 2 and m["short"] for m in thought["best"])
+    after = client.post(
+        f"/api/sessions/{s['id']}/move",
+        json={"role": "white", "move": replied["legal"]["white"][0]["move"]},
+    ).json()
+    assert after["thoughts"] == {}  # about a position that is gone
+
+
+def _legal_of(client: TestClient, view: dict[str, Any], role: str) -> list[str]:
+    """Legal moves of ``role`` in a view's position, from the rules (not from the view)."""
+    from ggpkit.games.registry import load
+    from ggpkit.gdl.kif import parse_terms
+
+    game = load(view["game"])
+    state = game.state_from_facts(parse_terms(" ".join(view["facts"])))
+    return [str(m) for m in game.legal_moves(state, role)]

@@ -226,3 +226,24 @@ def test_every_page_fits_a_phone_and_has_no_frame_after_navigation(
         assert outline == "none", page_hash
     response = httpx.get(server + "/favicon.ico")
     assert response.status_code == 200 and response.headers["content-type"] == "image/svg+xml"
+
+
+def test_an_mcts_seat_shows_its_value_and_best_moves(
+    server: str, sized: tuple[object, str]
+) -> None:
+    pg, size = sized
+    start_game(pg, server, "breakthrough-holes", {"white": "human", "black": "mcts"}, "0.5")
+    pg.click("#legal .move")  # type: ignore[attr-defined]
+    pg.wait_for_selector('#thoughts .thought[data-role="black"]', timeout=30_000)  # type: ignore[attr-defined]
+    value = int(pg.get_attribute("#thoughts .evalbar", "aria-valuenow"))  # type: ignore[attr-defined]
+    assert 0 <= value <= 100
+    text = pg.inner_text("#thoughts")  # type: ignore[attr-defined]
+    assert f"mcts (black) thinks: black can expect {value} of 100" in text
+    best = pg.locator("#thoughts .best li")  # type: ignore[attr-defined]
+    assert 1 <= best.count() <= 3
+    played = pg.inner_text("#movelog li:nth-child(2)")  # type: ignore[attr-defined]
+    assert best.nth(0).inner_text().startswith(played)  # its own move comes first
+    assert pg.locator("svg.board line.arrow").count() == best.count()  # type: ignore[attr-defined]
+    _shot(pg, f"thoughts-{size}")
+    if size == "phone":
+        assert _scroll_width(pg) <= PHONE["width"]

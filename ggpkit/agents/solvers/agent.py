@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from ggpkit.agents.base import Agent, Limit
+from ggpkit.agents.base import Agent, Limit, Thoughts
 from ggpkit.agents.solvers.generic import GenericSolver, SolverError
 from ggpkit.games.api import Game
-from ggpkit.games.capabilities import Solver
+from ggpkit.games.capabilities import Solution, Solver
 from ggpkit.gdl.terms import Term
 
 Chooser = Callable[[Game[Any], Hashable, str], Term]
@@ -44,6 +44,7 @@ class SolverAgent(Agent):
         self.node_limit = node_limit
         self._game: Game[Any] | None = None
         self._choose: Chooser | None = None
+        self._last: tuple[str, Solution] | None = None
 
     def start(self, game: Game[Any], role: str) -> None:
         """Pick (and keep for the match) the solver for ``game``."""
@@ -54,6 +55,17 @@ class SolverAgent(Agent):
         """Drop the solver and its tables."""
         self._game = None
         self._choose = None
+        self._last = None
+
+    def thoughts(self, role: str) -> Thoughts | None:
+        """The exact value of the last position solved for ``role`` and the move that keeps it."""
+        if self._last is None or self._last[0] != role:
+            return None
+        solution = self._last[1]
+        value = solution.goals[role]
+        plies = "" if solution.plies is None else f" in {solution.plies} moves"
+        moves = () if solution.move is None else ((solution.move, 1.0),)
+        return Thoughts(value, moves, f"with perfect play {role} gets {value}{plies}")
 
     def select(self, game: Game[Any], state: Hashable, role: str, limit: Limit) -> Term:
         """A move of ``role`` that keeps its exact value; the only move when it has one."""
@@ -71,7 +83,9 @@ class SolverAgent(Agent):
         solver = solver_for(game, self.node_limit)
 
         def choose(g: Game[Any], state: Hashable, role: str) -> Term:
-            move = solver.solve(g, state, role).move
+            solution = solver.solve(g, state, role)
+            self._last = (role, solution)
+            move = solution.move
             if move is None:
                 raise SolverError(f"the solver gave no move for {role}")
             return move

@@ -55,9 +55,32 @@ function slideIn(piece, board, cell, from) {
   );
 }
 
+// Arrows for the moves an agent weighed: {from, to, share}, thicker and darker for more share.
+function drawArrows(svg, board, arrows) {
+  const at = new Map(board.cells.map((c) => [c.key, c]));
+  const defs = s("defs");
+  const marker = s("marker", { id: "arrowhead", viewBox: "0 0 10 10", refX: "6", refY: "5", markerWidth: "4", markerHeight: "4", orient: "auto-start-reverse" });
+  marker.append(s("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "arrowhead" }));
+  defs.append(marker);
+  svg.append(defs);
+  for (const a of arrows) {
+    const from = at.get(a.from);
+    const to = at.get(a.to);
+    if (!from || !to) continue;
+    const line = s("line", {
+      x1: from.x * CELL + CELL / 2, y1: from.y * CELL + CELL / 2,
+      x2: to.x * CELL + CELL / 2, y2: to.y * CELL + CELL / 2,
+      class: "arrow", "marker-end": "url(#arrowhead)",
+      "stroke-width": 4 + 8 * a.share, opacity: 0.35 + 0.55 * a.share,
+    });
+    svg.append(line);
+  }
+}
+
 // `marks` maps a cell key to a CSS class (selected, target, last, hinted); `onCell(cell)` is
-// called on a click or Enter on a playable cell; `animate` = {from, to} slides a piece.
-export function drawBoard(board, { marks = {}, onCell = null, animate = null, label = "board" } = {}) {
+// called on a click or Enter on a playable cell; `animate` = {from, to} slides a piece;
+// `arrows` are moves to point out ({from, to, share}).
+export function drawBoard(board, { marks = {}, onCell = null, animate = null, label = "board", arrows = [] } = {}) {
   const width = board.width * CELL;
   const height = board.height * CELL;
   const svg = s("svg", {
@@ -97,5 +120,6 @@ export function drawBoard(board, { marks = {}, onCell = null, animate = null, la
     }
     svg.append(g);
   }
+  if (arrows.length) drawArrows(svg, board, arrows);
   return svg;
 }

@@ -34,6 +34,7 @@ export async function pagePlay(view, id, closeOnLeave) {
   const log = h("ol", { class: "movelog", id: "movelog" });
   const controls = h("div", { class: "controls" });
   const hintBox = h("p", { class: "hint", id: "hint" });
+  const thinkBox = h("div", { class: "thoughts", id: "thoughts" });
   const watch = Object.values(session.seats).every((v) => v !== "human");
   const owner = ownsSession(id); // only the browser that started a game can change it
 
@@ -122,10 +123,28 @@ export async function pagePlay(view, id, closeOnLeave) {
     lastAnimated = session.version;
     boardBox.replaceChildren(
       session.board
-        ? drawBoard(session.board, { marks: marks(session.last_move_cells), onCell, animate, label: `${session.game} board` })
+        ? drawBoard(session.board, { marks: marks(session.last_move_cells), onCell, animate, label: `${session.game} board`, arrows: arrowsOf(session.thoughts) })
         : h("pre", { class: "facts" }, session.facts.join("\n")),
     );
     others.textContent = session.board && session.board.others.length ? session.board.others.join("  ") : "";
+  }
+
+  function arrowsOf(thoughts) {
+    return Object.values(thoughts || {}).flatMap((t) =>
+      t.best.filter((m) => m.cells.length >= 2).map((m) => ({ from: m.cells[0], to: m.cells[m.cells.length - 1], share: m.share })));
+  }
+
+  // What each agent that chose the last move thinks: an evaluation bar and its best moves.
+  function renderThoughts() {
+    const entries = historyIndex === null ? Object.entries(session.thoughts || {}) : [];
+    thinkBox.replaceChildren(
+      ...entries.map(([role, t]) =>
+        h("div", { class: "thought", "data-role": role },
+          h("p", { class: "small" }, h("b", {}, `${t.agent} (${role}) thinks`), t.value === null ? "" : `: ${role} can expect ${Math.round(t.value)} of 100`, t.verdict ? ` — ${t.verdict}` : ""),
+          t.value === null ? null : h("div", { class: "evalbar", role: "meter", "aria-label": `value for ${role}`, "aria-valuemin": "0", "aria-valuemax": "100", "aria-valuenow": String(Math.round(t.value)) },
+            h("div", { class: "evalfill", style: `width: ${Math.max(0, Math.min(100, t.value))}%` })),
+          h("ol", { class: "best small" }, t.best.map((m) => h("li", {}, moveLabel(m), ` ${Math.round(m.share * 100)}% of the search`))))),
+    );
   }
 
   function render() {
@@ -144,6 +163,7 @@ export async function pagePlay(view, id, closeOnLeave) {
         : []),
     );
     const current = historyIndex === null ? session.moves_short.length : historyIndex;
+    renderThoughts();
     log.replaceChildren(...session.moves_short.map((joint, k) => h("li", { class: k + 1 === current && historyIndex !== null ? "current" : "" }, jointLabel(joint))));
     renderControls();
   }
@@ -264,7 +284,7 @@ export async function pagePlay(view, id, closeOnLeave) {
 
   view.replaceChildren(
     h("section", { class: "play" },
-      h("div", { class: "board-col" }, h("h1", {}, session.game), status, boardBox, others, controls, hintBox),
+      h("div", { class: "board-col" }, h("h1", {}, session.game), status, boardBox, others, controls, hintBox, thinkBox),
       h("aside", { class: "side" }, moveList, h("h3", {}, "Moves"), log,
         h("p", { class: "muted" }, "Seats: ", Object.entries(session.seats).map(([r, a]) => `${r}: ${a}`).join(", ")))),
   );
