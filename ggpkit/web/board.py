@@ -34,6 +34,9 @@ __all__ = ["EMPTY_WORDS", "Layout", "board_view", "infer_layout", "move_cells", 
 MIN_CELLS = 4
 """Fewer distinct cells than this is no board."""
 
+MAX_SIDE = 32
+"""Most values a board coordinate takes (a 19x19 go board has 19)."""
+
 Key = tuple[str, ...]
 """A cell: its coordinates in the order the facts give them (``("a", "c3")``)."""
 
@@ -100,8 +103,17 @@ def _board_facts(facts: Iterable[Term], style: BoardStyle | None) -> list[Func] 
             groups.setdefault((f.name, len(f.args)), []).append(f)
     if not groups:
         return None
-    best = max(groups.values(), key=lambda fs: (len({f.args[:2] for f in fs}), len(fs)))
+    best = max(groups.values(), key=lambda fs: (_board_sized(fs), len({f.args[:2] for f in fs})))
     return best if len({f.args[:2] for f in best}) >= MIN_CELLS else None
+
+
+def _board_sized(facts: list[Func]) -> bool:
+    """Both first arguments take at most :data:`MAX_SIDE` values, as a board's coordinates do.
+
+    Bookkeeping relations can have more pairs than the board (hex's ``(connected GROUP
+    COL ROW)`` has a group id for every cell); their first argument is no coordinate.
+    """
+    return all(len({f.args[i] for f in facts}) <= MAX_SIDE for i in (0, 1))
 
 
 def _axis(values: set[str], fill: bool) -> tuple[str, ...]:

@@ -143,3 +143,13 @@ def test_results_name_the_winner_or_a_draw() -> None:
     )
     assert result_text(["a", "b"], {"a": 50, "b": 50}) == "a draw (a 50, b 50)"
     assert result_text(["jumper"], {"jumper": 90}) == "score 90"
+
+
+def test_hex_is_drawn_from_its_cells_not_its_connection_bookkeeping() -> None:
+    game = _public("hex.kif")
+    text = (GAMES_DIR / "hex.kif").read_text()
+    assert "connected" in text  # the relation with more facts than the board
+    layout = _layout(game)
+    assert layout.relation == "cell"
+    move = game.legal_moves(game.initial_state(), game.roles[0])[0]
+    assert len(move_cells(layout, move)) == 1  # (place a 1) is a click on a cell
