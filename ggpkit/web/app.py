@@ -49,7 +49,7 @@ from ggpkit.store.sqlite import MatchExistsError, MatchStore, StoreError
 from ggpkit.store.tournaments import TournamentStore
 from ggpkit.web.docs import add_docs
 from ggpkit.web.guards import LOCAL_HOSTS, MAX_BODY_BYTES, RequestGuard
-from ggpkit.web.kif_jobs import LoadJobs
+from ggpkit.web.kif_jobs import LoadJobs, TooManyLoads
 from ggpkit.web.kif_upload import MAX_KIF_CHARS, KifRejected, check_kif_text, load_checked_kif
 from ggpkit.web.sessions import (
     HUMAN,
@@ -235,6 +235,8 @@ def create_app(
             status = 403
         elif isinstance(exc, StaleVersionError):
             status = 409
+        elif isinstance(exc, TooManyLoads):
+            status = 429
         return JSONResponse({"error": str(exc)}, status_code=status)
 
     @app.exception_handler(GdlSyntaxError)

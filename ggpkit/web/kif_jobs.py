@@ -25,6 +25,14 @@ MAX_JOBS = 64
 PARALLEL_LOADS = 2
 """Loads that run at once; more wait their turn (compiling takes a core each)."""
 
+MAX_UNFINISHED = 8
+"""Loads running or waiting at once; another is refused until one ends."""
+
+
+class TooManyLoads(GameError):
+    """Every load slot is taken: the request is refused rather than queued without end."""
+
+
 Loaded = Callable[[str, str, Game[Any]], dict[str, Any]]
 """Told (name, text, game) of loaded rules; returns what the page needs to play them."""
 
@@ -44,6 +52,10 @@ class LoadJob:
     error: str | None = None
     problems: list[dict[str, Any]] = field(default_factory=list)
 
+    @property
+    def finished(self) -> bool:
+        return self.result is not None or self.error is not None
+
     def enter(self, stage: str) -> None:
         now = time.monotonic()
         if self.stage != "waiting":
@@ -59,7 +71,7 @@ class LoadJob:
             "stage_seconds": round(now - self.stage_started, 1),
             "seconds": round(now - self.started, 1),
             "done": self.done,
-            "finished": self.result is not None or self.error is not None,
+            "finished": self.finished,
             "result": self.result,
             "error": self.error,
             "problems": self.problems,
@@ -76,8 +88,14 @@ class LoadJobs:
         self._slots = threading.BoundedSemaphore(PARALLEL_LOADS)
 
     def start(self, text: str, name: str) -> LoadJob:
+        """A new load of ``text``, running in its own thread; TooManyLoads when all are taken."""
         job = LoadJob(f"load-{secrets.token_hex(6)}", name)
         with self._lock:
+            unfinished = sum(1 for j in self._jobs.values() if not j.finished)
+            if unfinished >= MAX_UNFINISHED:
+                raise TooManyLoads(
+                    f"{unfinished} games are loading already; try again when one is ready"
+                )
             self._jobs[job.id] = job
             while len(self._jobs) > MAX_JOBS:
                 self._jobs.pop(next(iter(self._jobs)))

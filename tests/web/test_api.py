@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -232,3 +233,56 @@ def _legal_of(client: TestClient, view: dict[str, Any], role: str) -> list[str]:
     game = load(view["game"])
     state = game.state_from_facts(parse_terms(" ".join(view["facts"])))
     return [str(m) for m in game.legal_moves(state, role)]
+
+
+def test_rules_load_in_stages_and_the_game_is_kept(client: TestClient) -> None:
+    job = client.post("/api/kif/loads", json={"text": TINY_GAME, "name": "race.kif"})
+    assert job.status_code == 202
+    view = job.json()
+    for _ in range(300):
+        if view["finished"]:
+            break
+        time.sleep(0.1)
+        view = client.get(f"/api/kif/loads/{view['id']}").json()
+    assert view["error"] is None, view["error"]
+    assert [d["stage"] for d in view["done"]] == ["parse", "check", "compile", "try", "probe"]
+    result = view["result"]
+    assert result["roles"] == ["left", "right"] and result["reasoner"] in ("propnet", "prover")
+    s = _started(client, {"kif_id": result["kif_id"], "seats": {}})
+    assert sorted(m["move"] for m in s["legal"]["left"]) == ["(mark 1)", "(mark 2)"]
+
+
+def test_a_load_of_broken_rules_ends_with_every_problem(client: TestClient) -> None:
+    broken = TINY_GAME.replace("(<= terminal (true (marked 2)))", "(<= terminal (true (marked ?x))")
+    view = client.post("/api/kif/loads", json={"text": broken, "name": "bad.kif"}).json()
+    for _ in range(300):
+        if view["finished"]:
+            break
+        time.sleep(0.1)
+        view = client.get(f"/api/kif/loads/{view['id']}").json()
+    assert view["result"] is None and view["error"]
+    assert view["problems"] and view["problems"][0]["line"] >= 1
+
+
+def test_too_many_loads_at_once_are_refused(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from ggpkit.web import kif_jobs
+
+    release = threading.Event()
+
+    def stuck(text: str, name: str, progress: Any) -> Any:  # a load that takes until released
+        release.wait(30)
+        raise kif_jobs.KifRejected(f"{name}: stopped by the test")
+
+    monkeypatch.setattr(kif_jobs, "load_checked_kif", stuck)
+    try:
+        started = [client.post("/api/kif/loads", json={"text": TINY_GAME, "name": f"g{i}.kif"})
+                   for i in range(kif_jobs.MAX_UNFINISHED + 2)]  # fmt: skip
+        codes = [r.status_code for r in started]
+        assert codes == [202] * kif_jobs.MAX_UNFINISHED + [429, 429]
+        assert "loading already" in started[-1].json()["error"]
+    finally:
+        release.set()

@@ -66,7 +66,9 @@ def test_host_names_are_read_without_their_port() -> None:
     assert host_name("LocalHost") == "localhost"
 
 
-@pytest.mark.parametrize("path", ["/api/matches/import", "/api/sessions", "/api/kif/check"])
+@pytest.mark.parametrize(
+    "path", ["/api/matches/import", "/api/sessions", "/api/kif/check", "/api/kif/loads"]
+)
 def test_bodies_that_are_not_declared_json_are_refused(client: TestClient, path: str) -> None:
     body = json.dumps({"game": "peg", "text": "(role a)"})
     r = client.post(path, content=body, headers={"Content-Type": "text/plain"})
