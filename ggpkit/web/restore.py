@@ -5,8 +5,8 @@ and nothing in them may stop the server from starting:
 
 - sessions of registered games are replayed at start-up on ggpkit's own engines;
 - sessions of uploaded rules are restored afterwards, in a background thread, each
-  through the same checks and time-limited trial in a separate process as an
-  upload (:func:`~ggpkit.web.kif_upload.load_checked_kif`);
+  through the same staged, time-limited loader as an upload (compiled in a killable
+  child, first moves under a query time limit: :func:`~ggpkit.web.kif_upload.load_checked_kif`);
 - a record that does not replay (bad rules, a move that is not legal, anything
   else) is marked aborted, with the reason logged, and never tried again.
 """
