@@ -137,15 +137,15 @@ def build(program: GroundProgram) -> Propnet:
         if atom not in node_of:
             node_of[atom] = b.node(KIND_AND if len(bodies) == 1 else KIND_OR, [])
 
-    def lit(x: int) -> int:
-        return 2 * node_of.get(abs(x), FALSE) + (1 if x < 0 else 0)
-
+    # Literal of every body literal by table look-up: 2 * node, + 1 if negated (an atom
+    # with no node is FALSE). A list index, not a call: millions of them in big games.
+    lits_of = _literal_table(node_of, program.rules)
     factor = _DoesFactoring(b, does_node, len(roles))
     for atom, bodies in rules_of.items():
         n = node_of[atom]
         if n == TRUE or b.kind[n] == KIND_INPUT:
             continue
-        lit_bodies = factor.bodies([[lit(x) for x in body] for body in bodies])
+        lit_bodies = factor.bodies([[lits_of[x] for x in body] for body in bodies])
         if b.kind[n] == KIND_AND and len(lit_bodies) == 1:
             b.ins[n] = lit_bodies[0]
             continue
@@ -239,6 +239,22 @@ def build(program: GroundProgram) -> Propnet:
     )
 
 
+def _literal_table(
+    node_of: dict[int, int], rules: tuple[tuple[int, tuple[int, ...]], ...]
+) -> list[int]:
+    """``table[x]`` is the literal of body literal ``x`` (atom ``abs(x)``, negated if < 0).
+
+    Negative indices reach from the end of the list, so the table holds both signs:
+    ``table[-a]`` is the negation of ``table[a]``.
+    """
+    top = max(max(node_of, default=0), max((abs(x) for _, body in rules for x in body), default=0))
+    positive = [2 * FALSE] * (top + 1)
+    for atom, node in node_of.items():
+        positive[atom] = 2 * node
+    # table[-a] == table[len - a]: lay the negations out in reverse after the positives.
+    return positive + [positive[a] + 1 for a in range(top, 0, -1)]
+
+
 class _DoesFactoring:
     """Merge rule bodies that differ only in their one move literal.
 
@@ -324,10 +340,11 @@ def _simplify(b: _Builder) -> Callable[[int], int]:
             kind = b.kind[n]
             if kind == KIND_INPUT or n in alias:
                 continue
-            in_set = {resolve(x) for x in b.ins[n]}
+            # Most inputs are no alias: only those pay for a call (this loop is the
+            # larger part of building a big network).
+            in_set = {resolve(x) if (x >> 1) in alias else x for x in b.ins[n]}
             unit, zero = (t, f) if kind == KIND_AND else (f, t)
             unit_neg, zero_neg = unit ^ 1, zero ^ 1
-            ins = sorted(in_set)
             if zero in in_set or unit_neg in in_set:  # unit_neg == negated unit == zero value
                 target = zero
             else:
