@@ -10,7 +10,8 @@ from __future__ import annotations
 import errno
 import socket
 import sys
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -171,3 +172,19 @@ def step_panel(
     step = f"step {played + 1}" + (f"/{total + 1}" if total is not None else "")
     heading = f"{title}: {step}" if title else step
     return Panel.fit(Text("\n".join(lines)), title=heading + (" (start)" if played == 0 else ""))
+
+
+@contextmanager
+def status_line(what: str) -> Iterator[Callable[[str], None]]:
+    """A spinner with the elapsed seconds on stderr while ``what`` runs (a terminal only).
+
+    For work that gives no progress of its own (solvers, one perft depth): compiled
+    kernels release the GIL, so the spinner keeps turning while they work. stdout gets
+    nothing from it. Yields a function that changes the line's text (an estimate, say).
+    """
+    from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
+    with stderr_progress(*columns) as progress:
+        task = progress.add_task(what, total=None)
+        yield lambda text: progress.update(task, description=text)

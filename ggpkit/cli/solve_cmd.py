@@ -10,36 +10,19 @@ illegal move, and the end must give the solved goals). The last line is always
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Hashable, Iterator
-from contextlib import contextmanager
+from collections.abc import Hashable
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from ggpkit.cli.app import app
-from ggpkit.cli.common import plural, stderr_progress
+from ggpkit.cli.common import plural, status_line, stderr_progress
 
 if TYPE_CHECKING:
     import random
 
     from ggpkit.games.api import Game
     from ggpkit.games.capabilities import Solution, Solver
-
-
-@contextmanager
-def _status(what: str) -> Iterator[Callable[[str], None]]:
-    """A spinner with the elapsed seconds on stderr while ``what`` runs (a terminal only).
-
-    The solvers give no progress of their own; the compiled ones release the GIL, so
-    the spinner keeps turning while they work. stdout gets nothing from it. Yields a
-    function that changes the line's text.
-    """
-    from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
-
-    columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
-    with stderr_progress(*columns) as progress:
-        task = progress.add_task(what, total=None)
-        yield lambda text: progress.update(task, description=text)
 
 
 def _value_line(game: Game[Any], goals: dict[str, int]) -> str:
@@ -90,7 +73,7 @@ def _solve(game: Game[Any], state: Hashable, solver: Solver) -> None:
     from ggpkit.agents.solvers.generic import SolverError
 
     mover = _mover(game, state)
-    with _status(f"solving {game.name} for {mover}"):
+    with status_line(f"solving {game.name} for {mover}"):
         started = time.perf_counter()
         solution: Solution = solver.solve(game, state, mover)
         elapsed = time.perf_counter() - started
@@ -122,7 +105,7 @@ def _play_line(game: Game[Any], state: Hashable, solver: Solver) -> tuple[Hashab
     from ggpkit.agents.solvers.generic import SolverError
 
     plies = 0
-    with _status("perfect-play line") as say:
+    with status_line("perfect-play line") as say:
         while not game.is_terminal(state):
             role = _mover(game, state)
             say(f"perfect-play line: move {plies + 1}")
@@ -144,10 +127,10 @@ def _bench(game: Game[Any], solver: Solver, count: int, seed: int) -> None:
     from ggpkit.agents.solvers.generic import SolverError
 
     rng = random.Random(seed)
-    with _status(f"solving {game.name} from the start (warm-up)"):
+    with status_line(f"solving {game.name} from the start (warm-up)"):
         solver.solve(game, game.initial_state(), _mover(game, game.initial_state()))
     times: list[tuple[float, int]] = []
-    with _status("random positions") as say:
+    with status_line("random positions") as say:
         for i in range(count):
             say(f"random position {i + 1} of {count}")
             drawn = _draw(game, rng)

@@ -37,6 +37,7 @@ import math
 import random
 import re
 import secrets
+import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from functools import partial
@@ -92,6 +93,8 @@ READY_RESERVE = 0.5
 """Seconds of the start clock kept for the prover fallback when the full load is late."""
 COMPILE_SHARE = 0.8
 """Share of its time a loader gives the propnet's compilation (the rest: the prover's)."""
+RECOGNITION_SECONDS = 5.0
+"""Most a START spends checking a native engine against the rules' GDL engine."""
 
 _HEAD = re.compile(r"\s*\(\s*([A-Za-z]+)(?:\s+([^\s()]+))?")
 
@@ -143,10 +146,20 @@ def valid_clock(seconds: float) -> bool:
 
 
 def default_loader(rules: str, seconds: float) -> Game[Any]:
-    """A native engine if the rules have the structure of a registered twin, else the GDL one."""
-    from ggpkit.match.native import recognise
+    """The GDL engine on the rules; a registered native engine if it plays them identically.
 
-    return recognise(rules) or gdl_loader(rules, seconds)
+    Recognition (:mod:`ggpkit.games.recognition`) checks the native engine against the
+    GDL one on random lines before trusting it, within half of the time the GDL load
+    left (at most :data:`RECOGNITION_SECONDS`); any difference keeps the GDL engine.
+    """
+    from ggpkit.games.recognition import recognise
+
+    started = time.monotonic()
+    game = gdl_loader(rules, seconds)
+    left = seconds - (time.monotonic() - started)
+    if left <= 0:
+        return game
+    return recognise(game, seconds=min(RECOGNITION_SECONDS, left / 2)) or game
 
 
 @dataclass

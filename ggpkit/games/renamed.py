@@ -1,0 +1,154 @@
+"""A game seen through a one-to-one renaming of its symbols and an order of its roles.
+
+When rules sent by a game manager turn out to be a registered native game under
+other names (see :mod:`ggpkit.games.recognition`), the native engine plays in the
+manager's names and in the manager's order of roles through :class:`RenamedGame`:
+states stay the engine's own, terms are renamed on the way in and out.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any, TypeVar
+
+from ggpkit.games.api import Game, GameError, PlayoutStats
+from ggpkit.games.capabilities import Capabilities
+from ggpkit.games.symbol_match import rename_term, symbols_of
+from ggpkit.gdl.terms import Term
+
+_T = TypeVar("_T")
+
+
+class UnknownNameError(GameError):
+    """A native term holds a symbol whose name in the rules is not known (yet)."""
+
+
+Learner = Callable[[Hashable, Mapping[str, str]], Mapping[str, str] | None]
+"""Given a native state showing unknown symbols and the renaming so far, a renaming that
+also names them (found against the rules' own engine), or None when none is certain."""
+
+
+class RenamedGame(Game[Hashable]):
+    """``inner`` with its symbols renamed by ``forward`` (own -> seen), roles in ``roles`` order.
+
+    ``roles`` are seen names; by default the inner order, renamed. A state that shows a
+    symbol without a name asks ``learn`` for one (the renaming only grows; a lock keeps
+    threads from learning at once); without ``learn``, or when it finds none, the
+    state's facts or moves raise :class:`UnknownNameError` rather than show a name the
+    rules do not use.
+    """
+
+    def __init__(
+        self,
+        inner: Game[Any],
+        forward: Mapping[str, str],
+        roles: Sequence[str] | None = None,
+        learn: Learner | None = None,
+    ) -> None:
+        self.inner = inner
+        self.forward = dict(forward)
+        self.backward = {v: k for k, v in self.forward.items()}
+        self.name = inner.name
+        self.description = inner.description
+        seen_inner_roles = tuple(self.forward.get(r, r) for r in inner.roles)
+        self.roles = tuple(roles) if roles is not None else seen_inner_roles
+        if sorted(self.roles) != sorted(seen_inner_roles):
+            raise ValueError(f"roles {self.roles} are not the renamed {inner.roles}")
+        # _order[i]: the inner index of role i (seen order).
+        self._order = tuple(seen_inner_roles.index(r) for r in self.roles)
+        # The extras that read or write names (notation, board, evaluation, solvers,
+        # search) speak the inner game's names: only the nameless ones carry over.
+        caps = inner.info.capabilities
+        self.info = replace(
+            inner.info,
+            capabilities=Capabilities(
+                compiled_playouts=caps.compiled_playouts, compiled_perft=caps.compiled_perft
+            ),
+        )
+        self._out: dict[Term, Term] = {}
+        self._in: dict[Term, Term] = {}
+        self._learn = learn
+        self._learning = threading.Lock()
+
+    def _seen(self, term: Term) -> Term:
+        got = self._out.get(term)
+        if got is None:
+            unknown = symbols_of({("term", (term,))}) - self.forward.keys()
+            if unknown:
+                raise UnknownNameError(
+                    f"{self.name}: no name in the rules is known for {sorted(unknown)} "
+                    f"(in {term}): no state checked against the rules showed it"
+                )
+            got = self._out[term] = rename_term(term, self.forward)
+        return got
+
+    def _named(self, state: Hashable, show: Callable[[], _T]) -> _T:
+        """``show()``, after learning the names of the state's unknown symbols if it must."""
+        try:
+            return show()
+        except UnknownNameError:
+            if self._learn is None:
+                raise
+        with self._learning:
+            found = self._learn(state, dict(self.forward))
+            if found is not None:
+                self.forward = dict(found)
+                self.backward = {v: k for k, v in self.forward.items()}
+                self._in.clear()
+        return show()
+
+    def _own(self, term: Term) -> Term:
+        got = self._in.get(term)
+        if got is None:
+            got = self._in[term] = rename_term(term, self.backward)
+        return got
+
+    def _seen_goals(self, own: Mapping[str, int]) -> dict[str, int]:
+        return {r: own[self.inner.roles[i]] for r, i in zip(self.roles, self._order, strict=True)}
+
+    def initial_state(self) -> Hashable:
+        state: Hashable = self.inner.initial_state()
+        return state
+
+    def _legal(self, state: Hashable, role_index: int) -> list[Term]:
+        own = self.inner._legal(state, self._order[role_index])
+        return self._named(state, lambda: [self._seen(m) for m in own])
+
+    def _next(self, state: Hashable, moves: Sequence[Term]) -> Hashable:
+        own: list[Term] = [moves[0]] * len(moves)
+        for seen_index, inner_index in enumerate(self._order):
+            own[inner_index] = self._own(moves[seen_index])
+        nxt: Hashable = self.inner._next(state, own)
+        return nxt
+
+    def is_terminal(self, state: Hashable) -> bool:
+        return self.inner.is_terminal(state)
+
+    def goals(self, state: Hashable) -> dict[str, int]:
+        return self._seen_goals(self.inner.goals(state))
+
+    def facts(self, state: Hashable) -> frozenset[Term]:
+        own = self.inner.facts(state)
+        return self._named(state, lambda: frozenset(self._seen(f) for f in own))
+
+    def random_playout(self, state: Hashable, rng: random.Random) -> tuple[dict[str, int], int]:
+        goals, steps = self.inner.random_playout(state, rng)
+        return self._seen_goals(goals), steps
+
+    def playout_stats(self, state: Hashable, count: int, seed: int) -> PlayoutStats:
+        stats = self.inner.playout_stats(state, count, seed)
+        sums = tuple(stats.goal_sums[i] for i in self._order)
+        return replace(stats, goal_sums=sums)
+
+    def perft_compiled(self, state: Hashable, depth: int) -> int:
+        return self.inner.perft_compiled(state, depth)
+
+    def state_from_facts(self, facts: Iterable[Term]) -> Hashable:
+        made: Hashable = self.inner.state_from_facts(self._own(f) for f in facts)
+        return made
+
+    def render(self, state: Hashable) -> str:
+        return self.inner.render(state)

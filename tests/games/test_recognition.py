@@ -1,0 +1,165 @@
+"""Native engines recognised in rules written by others, by what the rules do.
+
+The public seed files (../shared/ggp-games; tests skip when it is absent) are written
+differently from ggpkit's twins; managers also scramble symbols and may reorder
+clauses and roles. Every recognised game is then played against the GDL engine on
+the same rules, move for move; rules that differ anywhere a random line can reach
+must not be recognised.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ggpkit.games.api import Game
+from ggpkit.games.recognition import recognise
+from ggpkit.games.registry import load, load_kif, rules_path
+from ggpkit.games.renamed import RenamedGame
+from ggpkit.match.protocol import strip_comments
+from ggpkit.match.scramble import Scrambler
+
+GAMES_DIR = Path(__file__).resolve().parents[3] / "shared" / "ggp-games"
+
+PUBLIC = {
+    "peg": "peg",
+    "breakthroughSmallHoles": "breakthrough-holes-capture",
+    "checkersBarrelNoKings": "pawn-checkers-barrel",
+}
+
+
+def public_text(name: str) -> str:
+    path = GAMES_DIR / f"{name}.kif"
+    if not path.is_file():
+        pytest.skip("../shared/ggp-games is absent")
+    return strip_comments(path.read_text(encoding="utf-8"))
+
+
+def sentences(rules: str) -> list[str]:
+    """The top-level sentences of a rule text, in order (comments already stripped)."""
+    out: list[str] = []
+    depth, start = 0, None
+    for i, ch in enumerate(rules):
+        if ch == "(":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0 and start is not None:
+                out.append(rules[start : i + 1])
+    return out
+
+
+def shuffled(rules: str, seed: int) -> str:
+    parts = sentences(rules)
+    random.Random(seed).shuffle(parts)
+    return "\n".join(parts)
+
+
+def same_play(native: Game[Any], gdl: Game[Any], playouts: int, seed: int) -> None:
+    """Both engines agree on facts, legal moves, terminality and goals along random lines."""
+    rng = random.Random(seed)
+    for _ in range(playouts):
+        a, b = native.initial_state(), gdl.initial_state()
+        while True:
+            assert native.facts(a) == gdl.facts(b)
+            assert native.is_terminal(a) == gdl.is_terminal(b)
+            if gdl.is_terminal(b):
+                assert native.goals(a) == gdl.goals(b)
+                break
+            legal = [sorted(map(str, gdl.legal_moves(b, r))) for r in gdl.roles]
+            assert legal == [sorted(map(str, native.legal_moves(a, r))) for r in gdl.roles]
+            joint = [rng.choice(ms) for ms in legal]
+            a, b = native.next_state(a, joint), gdl.next_state(b, joint)
+
+
+def test_a_twin_of_ggpkit_is_recognised_as_the_native_engine_itself() -> None:
+    gdl = load_kif(rules_path("peg").read_text(encoding="utf-8"))
+    assert recognise(gdl) is load("peg")
+
+
+@pytest.mark.parametrize("public", sorted(PUBLIC))
+def test_a_public_seed_file_is_played_by_its_native_engine(public: str) -> None:
+    gdl = load_kif(public_text(public))
+    game = recognise(gdl)
+    assert game is not None and game.name == PUBLIC[public]
+    same_play(game, gdl, playouts=20, seed=1)
+
+
+@pytest.mark.parametrize("public", sorted(PUBLIC))
+@pytest.mark.parametrize("seed", [1, 2])
+def test_scrambled_and_reordered_seed_files_are_recognised(public: str, seed: int) -> None:
+    rules = Scrambler(shuffled(public_text(public), seed), seed=seed).rules
+    gdl = load_kif(rules)
+    game = recognise(gdl, seed=seed)
+    assert isinstance(game, RenamedGame) and game.name == PUBLIC[public]
+    assert game.roles == gdl.roles
+    same_play(game, gdl, playouts=10, seed=seed)
+
+
+def test_the_last_pegs_get_their_names_when_a_perfect_line_reaches_them() -> None:
+    """Random lines never leave 4, 3, 2 or 1 pegs: those counts are named on first sight."""
+    rules = Scrambler(public_text("peg"), seed=7).rules
+    gdl = load_kif(rules)
+    game = recognise(gdl)
+    assert isinstance(game, RenamedGame)
+    before = len(game.forward)
+    solver = load("peg").info.capabilities.solver
+    assert solver is not None
+    best = solver()
+    a, b = game.initial_state(), gdl.initial_state()
+    while not gdl.is_terminal(b):
+        assert game.facts(a) == gdl.facts(b)
+        own = best.solve(game.inner, a, "jumper").move
+        assert own is not None
+        move = str(game._seen(own))
+        a, b = game.next_state(a, [move]), gdl.next_state(b, [move])
+    assert game.facts(a) == gdl.facts(b)
+    assert game.goals(a) == gdl.goals(b) == {gdl.roles[0]: 100}
+    assert len(game.forward) > before
+
+
+def test_roles_declared_in_the_other_order_keep_the_rules_order() -> None:
+    text = public_text("breakthroughSmallHoles")
+    swapped = text.replace("(role white)", "(role TMP)").replace("(role black)", "(role white)")
+    swapped = swapped.replace("(role TMP)", "(role black)")
+    gdl = load_kif(swapped)
+    assert gdl.roles == ("black", "white")
+    game = recognise(gdl)
+    assert isinstance(game, RenamedGame) and game.roles == ("black", "white")
+    same_play(game, gdl, playouts=10, seed=3)
+    stats = game.playout_stats(game.initial_state(), 200, 5)
+    direct = load("breakthrough-holes-capture").playout_stats(game.initial_state(), 200, 5)
+    assert stats.goal_sums == tuple(reversed(direct.goal_sums))
+
+
+def test_the_variant_without_captures_is_not_taken_for_the_one_with() -> None:
+    gdl = load_kif(rules_path("breakthrough-holes").read_text(encoding="utf-8"))
+    game = recognise(gdl)
+    assert game is load("breakthrough-holes")
+
+
+@pytest.mark.parametrize(
+    ("public", "old", "new"),
+    [
+        # The winner of breakthrough scores 99, not 100.
+        ("breakthroughSmallHoles", "(goal white 100)", "(goal white 99)"),
+        # Ending with more than ten pegs (where random lines end) scores 1, not 0.
+        ("peg", "(goal jumper 0)", "(goal jumper 1)"),
+        # One hole fewer: the start differs.
+        ("breakthroughSmallHoles", "(holeCell 2 3)", ""),
+    ],
+)
+def test_rules_that_differ_are_left_to_the_gdl_engine(public: str, old: str, new: str) -> None:
+    text = public_text(public)
+    assert old in text
+    assert recognise(load_kif(text.replace(old, new, 1))) is None
+
+
+def test_other_games_are_not_recognised() -> None:
+    for name in ("ticTacToe", "pegEuro", "breakthroughSmall", "connectFour"):
+        assert recognise(load_kif(public_text(name))) is None
