@@ -36,6 +36,13 @@ Why these choices:
   games the API loop is always used because it records the moves: the agent keeps the
   best complete line seen and plays it (a line found in a deterministic one-player game
   is a guaranteed score).
+* **Compiled trees.** Where the game declares ``capabilities.tree_search`` (GDL
+  games on the propnet), the whole search runs in that compiled tree: selection,
+  expansion, playouts, backups and proofs without the interpreter, at a large
+  multiple of the Python tree's iterations. The choice of move, the best line of a
+  one-player game, thoughts and root-parallel merging read its root statistics. A
+  state it cannot search (two roles choosing at once) sends the game back to the
+  Python tree for the rest of the match. ``compiled=0`` keeps the Python tree.
 * **Limits.** The clock is read before every iteration and during descent and
   playouts, so the agent overshoots its time by at most one kernel playout.
 """
@@ -51,7 +58,8 @@ from typing import Any
 
 from ggpkit.agents.base import Agent, Limit, Thoughts
 from ggpkit.agents.root_parallel import SearchWorkers, merged_choice
-from ggpkit.games.api import Game
+from ggpkit.games.api import Game, GameError
+from ggpkit.games.capabilities import TreeReport, TreeSearch
 from ggpkit.gdl.terms import Term
 
 DEFAULT_LIMIT = Limit(time=1.0)
@@ -147,6 +155,7 @@ class MCTSAgent(Agent):
         max_nodes: int = 200_000,
         leaf: int = 8,
         threads: int = 1,
+        compiled: int = 1,
     ) -> None:
         self.limit = limit or Limit()
         self.c = c
@@ -161,6 +170,11 @@ class MCTSAgent(Agent):
         self._best_value = -1.0
         self._best_line: list[tuple[Hashable, Term]] = []
         self._compiled = False
+        self.use_tree = bool(compiled)
+        self._tree: TreeSearch | None = None
+        """The game's compiled tree, where it has one (and ``compiled`` allows it)."""
+        self._report: TreeReport | None = None
+        """The compiled tree's root statistics of the last search."""
         self.last_iterations = 0
         """Iterations (passes down the tree) of the last :meth:`select`."""
         self.last_playouts = 0
@@ -188,10 +202,18 @@ class MCTSAgent(Agent):
 
     def _worker(self, index: int) -> MCTSAgent:
         """The searcher of worker ``index``: the same settings, its own random stream."""
-        return MCTSAgent(self.limit, self.c, self.rng.randrange(2**63), self.max_nodes, self.leaf)
+        seed = self.rng.randrange(2**63)
+        return MCTSAgent(
+            self.limit, self.c, seed, self.max_nodes, self.leaf, compiled=int(self.use_tree)
+        )
 
     def root_visits(self, role: str) -> dict[Term, int]:
         """How often the last search tried each of ``role``'s moves at its root."""
+        if self._report is not None:
+            report = self._report
+            if report.mover != role:
+                return {}
+            return {m: round(v) for m, v in zip(report.moves, report.visits, strict=True)}
         root, game = self._root, self._game
         if root is None or game is None or root.terminal:
             return {}
@@ -200,6 +222,8 @@ class MCTSAgent(Agent):
 
     def thoughts(self, role: str) -> Thoughts | None:
         """The last search's value for ``role`` and its most visited moves (top 3)."""
+        if self._report is not None:
+            return _report_thoughts(self._report, role)
         root, game = self._root, self._game
         if root is None or game is None or root.terminal:
             return None
@@ -221,6 +245,8 @@ class MCTSAgent(Agent):
         return Thoughts(value, shares, verdict)
 
     def _forget(self) -> None:
+        self._tree = None
+        self._report = None
         self._game = None
         self._nodes = {}
         self._root = None
@@ -230,7 +256,10 @@ class MCTSAgent(Agent):
     def _reset(self, game: Game[Any]) -> None:
         self._forget()
         self._game = game
-        self._compiled = game.info.capabilities.compiled_playouts and len(game.roles) > 1
+        caps = game.info.capabilities
+        self._compiled = caps.compiled_playouts and len(game.roles) > 1
+        if self.use_tree and caps.tree_search is not None:
+            self._tree = caps.tree_search()
 
     def root_value(self) -> tuple[float, ...] | None:
         """The proven value (goals / 100 per role) of the last searched state, if proven."""
@@ -274,6 +303,12 @@ class MCTSAgent(Agent):
         workers = self._workers if self._workers is not None and game is self._game else None
         if workers is not None:
             workers.ask(state, role, _sooner(limit, COLLECT_SECONDS))
+        if self._tree is not None:
+            try:
+                return self._select_compiled(self._tree, game, state, role, limit, deadline)
+            except GameError:  # a state the compiled tree cannot search: Python from now on
+                self._tree = None
+                self._report = None
         root = self._reroot(game, state, started, deadline)
         iterations = 0
         playouts = 0
@@ -298,6 +333,52 @@ class MCTSAgent(Agent):
             return choice
         others = workers.collect(time.monotonic() + COLLECT_SECONDS)
         return merged_choice(self.root_visits(role), others, choice)
+
+    def _select_compiled(
+        self,
+        tree: TreeSearch,
+        game: Game[Any],
+        state: Hashable,
+        role: str,
+        limit: Limit,
+        deadline: float,
+    ) -> Term:
+        """The search of :meth:`_select` run in the game's compiled tree."""
+        per_iteration = self.leaf if self._compiled and self.leaf >= 8 else 1
+        iterations = None if limit.playouts is None else -(-limit.playouts // per_iteration)
+        seconds = None if deadline == math.inf else max(0.0, deadline - time.perf_counter())
+        if seconds is None and iterations is None:
+            iterations = 1
+        seed = self.rng.getrandbits(63)
+        report = tree.search(state, seconds, iterations, self.c, self.leaf, seed)
+        self._report = report
+        self.last_iterations = report.iterations
+        self.last_playouts = round(report.playouts)
+        legal = game.legal_moves(state, role)
+        if len(legal) == 1 or report.mover != role or not report.moves:
+            return legal[0]
+        if len(game.roles) == 1:
+            self._keep_line(game, state, report)
+            line_move = self._line_move(state)
+            if line_move is not None:
+                return line_move
+        choice = report.moves[_report_choice(report)]
+        workers = self._workers
+        if workers is None or report.proven is not None:
+            return choice
+        others = workers.collect(time.monotonic() + COLLECT_SECONDS)
+        return merged_choice(self.root_visits(role), others, choice)
+
+    def _keep_line(self, game: Game[Any], state: Hashable, report: TreeReport) -> None:
+        """Keep the compiled search's best line when it beats the best line kept so far."""
+        if not report.best_line or report.best_value <= self._best_value:
+            return
+        line: list[tuple[Hashable, Term]] = []
+        for move in report.best_line:
+            line.append((state, move))
+            state = game._next(state, [move])
+        self._best_value = report.best_value
+        self._best_line = line
 
     def _reroot(self, game: Game[Any], state: Hashable, started: float, deadline: float) -> _Node:
         """The root node for ``state``, keeping only what is reachable from it."""
@@ -563,6 +644,40 @@ class MCTSAgent(Agent):
                 self._best_line = self._best_line[k:]
                 return self._best_line[0][1]
         return None
+
+
+def _report_choice(report: TreeReport) -> int:
+    """Index of the move to play: as :meth:`MCTSAgent._final_choice`, from root statistics."""
+    visits, means, exact = report.visits, report.means, report.exact
+    order = range(len(visits))
+    proven = {i: v for i, v in enumerate(exact) if v is not None}
+    if proven:
+        best = max(proven.values())
+        if best >= _TOP or len(proven) == len(visits):
+            return max(proven, key=lambda i: (proven[i], visits[i]))
+        candidates = [i for i in order if proven.get(i, best) >= best]
+        return max(candidates, key=lambda i: (visits[i], means[i]))
+    return max(order, key=lambda i: (visits[i], means[i]))
+
+
+def _report_thoughts(report: TreeReport, role: str) -> Thoughts | None:
+    """What the compiled search thinks for ``role``: only the mover's view is kept."""
+    total = sum(report.visits)
+    if report.proven is not None and role in report.proven:
+        value = 100 * report.proven[role]
+        verdict: str | None = f"proved: {role} gets {round(value)}"
+    elif report.mover == role and total:
+        value = 100 * sum(m * v for m, v in zip(report.means, report.visits, strict=True)) / total
+        verdict = None
+    else:
+        return None
+    if report.mover != role or not report.moves:
+        return Thoughts(value, (), verdict)
+    chosen = _report_choice(report)
+    others = [i for i in range(len(report.visits)) if i != chosen and report.visits[i]]
+    ranked = [chosen, *sorted(others, key=lambda i: -report.visits[i])][:3]
+    shares = tuple((report.moves[i], report.visits[i] / max(total, 1)) for i in ranked)
+    return Thoughts(value, shares, verdict)
 
 
 def _sooner(limit: Limit, seconds: float) -> Limit:

@@ -45,6 +45,12 @@ def _non_negative_float(text: str) -> float:
     return value
 
 
+def _zero_or_one(text: str) -> int:
+    if text not in ("0", "1"):
+        raise ValueError("must be 0 or 1")
+    return int(text)
+
+
 def _positive_int(text: str) -> int:
     value = int(text)
     if value <= 0:
@@ -73,9 +79,11 @@ AGENTS: dict[str, _Kind] = {
             "c": _non_negative_float,
             "leaf": _positive_int,
             "threads": _positive_int,
+            "compiled": _zero_or_one,
         },
         "UCT Monte Carlo tree search (time s, playouts per move, exploration c, "
-        "leaf playouts per new node, threads: parallel searches, one per core)",
+        "leaf playouts per new node, threads: parallel searches, one per core, "
+        "compiled=0: the tree in Python even where the game has a compiled one)",
     ),
     "alphabeta": _Kind(
         "ggpkit.agents.alphabeta:AlphaBetaAgent",

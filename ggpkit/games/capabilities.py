@@ -100,6 +100,50 @@ class Searcher(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class TreeReport:
+    """What a compiled tree search found at its root, for the role that chooses there."""
+
+    mover: str
+    moves: tuple[Term, ...]
+    visits: tuple[float, ...]
+    means: tuple[float, ...]
+    """The mover's mean reward (0..1) after each move."""
+    exact: tuple[float | None, ...]
+    """The mover's proven value (0..1) after each move, where proven."""
+    proven: Mapping[str, float] | None
+    """Every role's proven value (0..1) of the root, if proven."""
+    iterations: int
+    playouts: float
+    best_line: tuple[Term, ...] = ()
+    """One-role games: the moves of the best line found from the root."""
+    best_value: float = -1.0
+
+
+class TreeSearch(Protocol):
+    """A game's compiled MCTS tree (one per agent, not shared between threads).
+
+    The MCTS agent runs its search in it instead of in Python where a game declares one;
+    its tree is kept between calls (a search from a state near the last root continues).
+    """
+
+    def search(
+        self,
+        state: Hashable,
+        seconds: float | None,
+        iterations: int | None,
+        c: float,
+        leaf: int,
+        seed: int,
+    ) -> TreeReport:
+        """Search ``state`` within the limits (UCB constant ``c``, ``leaf`` playouts per leaf).
+
+        Raises :class:`~ggpkit.games.api.GameError` where it cannot search the game (two
+        roles choosing at once): the agent then searches another way.
+        """
+        ...
+
+
+@dataclass(frozen=True, slots=True)
 class BoardStyle:
     """How a board game looks: which facts hold the board and how its contents are drawn.
 
@@ -147,6 +191,8 @@ class Capabilities:
     search: Callable[[], Searcher] | None = None
     solver_table: Callable[[TableProgress], Path] | None = None
     """Builds the solver's table of every reachable position (once; kept in the user cache)."""
+    tree_search: Callable[[], TreeSearch] | None = None
+    """A new compiled MCTS tree over the game's states (the propnet's, for GDL games)."""
     end_reason: EndReason | None = None
     """Says why a terminal state ended the game (goal row reached, no legal move, ...)."""
 

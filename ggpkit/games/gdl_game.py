@@ -21,7 +21,7 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,7 +36,7 @@ from ggpkit.games.api import (
     Propositions,
     Utility,
 )
-from ggpkit.games.capabilities import Capabilities
+from ggpkit.games.capabilities import Capabilities, TreeSearch
 from ggpkit.gdl.checker import Problem, check_rules
 from ggpkit.gdl.kif import Rule, parse_rules, read_kif_file
 from ggpkit.gdl.terms import Const, Func, Term
@@ -233,14 +233,28 @@ class GdlGame(Game[Hashable]):
         if cut_short:  # how far a slow probe gets depends on the machine: say nothing of it
             utility = Utility.GENERAL_SUM
             notes = (*notes, "utility taken as general-sum: the rules are too slow to probe")
+        dynamics = Dynamics.SIMULTANEOUS if choosers_at_once > 1 else Dynamics.TURN_TAKING
         return GameInfo(
-            Dynamics.SIMULTANEOUS if choosers_at_once > 1 else Dynamics.TURN_TAKING,
+            dynamics,
             utility,
             goal_range=_goal_range(self.rules),
-            capabilities=Capabilities(compiled_playouts=self.reasoner.batch is not None),
+            capabilities=Capabilities(
+                compiled_playouts=self.reasoner.batch is not None,
+                tree_search=self._tree_search() if dynamics == Dynamics.TURN_TAKING else None,
+            ),
             reasoner=self.reasoner_name,
             notes=notes,
         )
+
+    def _tree_search(self) -> Callable[[], TreeSearch] | None:
+        """Compiled MCTS trees where the game runs on the propnet."""
+        from ggpkit.games.gdl_tree import PropnetTrees
+        from ggpkit.reasoning.fast import PropnetReasoner
+
+        reasoner = self.reasoner.batch
+        if not isinstance(reasoner, PropnetReasoner):
+            return None
+        return PropnetTrees(self.name, reasoner)
 
 
 COMPILE_TIMEOUT = 60.0

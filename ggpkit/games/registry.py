@@ -151,6 +151,7 @@ def _twin_info(native: GameInfo, probed: GameInfo) -> GameInfo:
         compiled_playouts=probed.capabilities.compiled_playouts,
         compiled_perft=False,
         search=None,
+        tree_search=probed.capabilities.tree_search,
     )
     return replace(native, capabilities=capabilities, reasoner=probed.reasoner, notes=probed.notes)
 

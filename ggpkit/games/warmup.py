@@ -35,7 +35,8 @@ def warm_up_kernels(progress: Callable[[str], None] = lambda name: None) -> list
     Why: numba compiles a kernel on its first call, seconds of CPU each, and a play
     clock must never pay for that. This runs each registered game on its own engine
     and on its GDL twin (the propnet, whose network is built in a child that compiles
-    the build's graph passes too): every per-state call, and both playout kernels.
+    the build's graph passes too): every per-state call, both playout kernels and the
+    compiled MCTS tree.
     ``progress`` hears the name of each game before it starts.
     """
     from ggpkit.games.registry import games, load
@@ -48,8 +49,12 @@ def warm_up_kernels(progress: Callable[[str], None] = lambda name: None) -> list
             progress(f"{name} ({engine})")
             game = load(name, engine=engine)
             warm_up(game)
-            if game.info.capabilities.compiled_playouts:
+            caps = game.info.capabilities
+            if caps.compiled_playouts:
                 for count in (1, 64):  # the scalar kernel and the 64-lane one
                     game.playout_stats(game.initial_state(), count, 0)
+            if caps.tree_search is not None:
+                for leaf in (1, 64):  # the compiled MCTS, with both leaf evaluations
+                    caps.tree_search().search(game.initial_state(), None, 20, 1.4, leaf, 0)
             done.append(f"{name} ({engine})")
     return done

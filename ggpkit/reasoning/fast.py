@@ -126,6 +126,10 @@ class PropnetReasoner:
         raw = np.frombuffer(state, dtype=np.uint8)
         return np.unpackbits(raw, count=len(self.net.base), bitorder="little")
 
+    def bits(self, state: bytes) -> npt.NDArray[np.uint8]:
+        """The state as one byte (0 or 1) per base proposition, in :attr:`Propnet.base` order."""
+        return self._unpack(state)
+
     def _load(self, state: bytes) -> _Scratch:
         """This thread's scratch, holding phase A of ``state`` (legal and terminal)."""
         work = self._work()

@@ -1,0 +1,76 @@
+"""The compiled MCTS tree of GDL games on the propnet, behind the game contract.
+
+A GDL game on the propnet declares ``capabilities.tree_search``; the MCTS agent then
+runs its whole search in :class:`~ggpkit.reasoning.propnet_search.PropnetTreeSearch`
+and only reads the root's statistics back. This module turns the game's states into
+the network's bits and the network's move indices back into terms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ggpkit.games.api import GameError
+from ggpkit.games.capabilities import TreeReport
+from ggpkit.reasoning.base import ReasonerError
+from ggpkit.reasoning.propnet_search import PropnetTreeSearch
+
+if TYPE_CHECKING:
+    from ggpkit.reasoning.fast import PropnetReasoner
+
+
+class PropnetTree:
+    """One agent's compiled tree over a propnet game (a :class:`TreeSearch`)."""
+
+    def __init__(self, name: str, reasoner: PropnetReasoner) -> None:
+        self.name = name
+        self.reasoner = reasoner
+        self.tree = PropnetTreeSearch(reasoner.net)
+
+    def search(
+        self,
+        state: Hashable,
+        seconds: float | None,
+        iterations: int | None,
+        c: float,
+        leaf: int,
+        seed: int,
+    ) -> TreeReport:
+        """See :class:`~ggpkit.games.capabilities.TreeSearch`."""
+        if not isinstance(state, bytes):
+            raise GameError(f"{self.name}: not a state of this game: {state!r}")
+        try:
+            found = self.tree.search(self.reasoner.bits(state), seconds, iterations, c, leaf, seed)
+        except ReasonerError as e:
+            raise GameError(f"{self.name}: {e}") from None
+        net = self.reasoner.net
+        roles = net.roles
+        return TreeReport(
+            mover=roles[found.mover],
+            moves=tuple(net.moves[found.mover][i] for i in found.moves),
+            visits=found.visits,
+            means=found.means,
+            exact=found.exact,
+            proven=None if found.proven is None else dict(zip(roles, found.proven, strict=True)),
+            iterations=found.iterations,
+            playouts=found.playouts,
+            best_line=tuple(net.moves[0][i] for i in found.best_line),
+            best_value=found.best_value,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PropnetTrees:
+    """The ``tree_search`` a propnet game declares: each call makes a new tree.
+
+    A value, not a closure, so two loads of one game declare equal capabilities: the
+    network it searches takes no part in equality.
+    """
+
+    name: str
+    reasoner: PropnetReasoner = field(compare=False)
+
+    def __call__(self) -> PropnetTree:
+        return PropnetTree(self.name, self.reasoner)

@@ -1,0 +1,259 @@
+"""A UCT tree over a propnet whose iterations run in compiled code.
+
+Why: a search tree in Python spends 20-50 µs of interpreter per node visit, so on a
+fast network it runs a small fraction of the playouts the network can play (issue:
+MCTS at 1-2% of the raw playout rate). Here the tree lives in preallocated arrays and
+:func:`~ggpkit.reasoning.propnet_search_kernels.iterate` runs batches of whole
+iterations (selection by UCB, expansion, a playout or a batch of 64-lane playouts,
+the backup and MCTS-solver proofs) with the interpreter entered once per batch.
+
+One :class:`PropnetTreeSearch` is one searcher with its own tree and scratch memory:
+it is not shared between threads (each agent makes its own). The tree is kept
+between searches: a new search from a state found among the last root's children or
+grandchildren continues from that node, else the tree starts again.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ggpkit.reasoning import propnet_search_kernels as sk
+from ggpkit.reasoning.base import ReasonerError
+from ggpkit.reasoning.propnet import Propnet
+
+MAX_DEPTH = 4096
+"""Longest path from the root the tree descends; deeper states are leaves."""
+
+LINE_LENGTH = 100_000
+"""Moves a one-role game's best line can hold (the playouts' step limit)."""
+
+BATCH_SECONDS = 0.01
+"""Each compiled call runs about this long, so the clock is read that often."""
+
+
+class SimultaneousMovesError(ReasonerError):
+    """The tree met a state where two roles choose: this search handles turn-taking only."""
+
+
+@dataclass(frozen=True, slots=True)
+class RootReport:
+    """What one search found at its root, for the role that chooses there."""
+
+    mover: int
+    """Index of the role with the choice (any role when nobody has one)."""
+    moves: tuple[int, ...]
+    """The mover's legal moves, as indices into the network's moves of that role."""
+    visits: tuple[float, ...]
+    means: tuple[float, ...]
+    """Mean reward of the mover (0..1) after each move."""
+    exact: tuple[float | None, ...]
+    """The mover's proven value after each move, where proven."""
+    proven: tuple[float, ...] | None
+    """Every role's proven value of the root, if proven."""
+    iterations: int
+    playouts: float
+    best_line: tuple[int, ...]
+    """One-role games: the best line found from the root (move indices)."""
+    best_value: float
+
+
+class PropnetTreeSearch:
+    """UCT with solver backups over one network; see the module docstring."""
+
+    def __init__(self, net: Propnet, max_nodes: int = 200_000, memory: int = 512 << 20) -> None:
+        self.net = net
+        self.nroles = len(net.roles)
+        nb = len(net.base)
+        per_node = nb + 64 + 16 * self.nroles
+        self.capacity = max(1000, min(max_nodes, memory // per_node))
+        self._arrays = _net_arrays(net)
+        self._work = _work_arrays(net)
+        self._val = np.zeros(net.size, dtype=np.uint8)
+        self._val[1] = 1
+        self._val64 = np.zeros(net.size, dtype=np.uint64)
+        self._tree = _tree_arrays(self.capacity, nb, self.nroles)
+        self._sizes = np.zeros(2, dtype=np.int64)
+        self._root = -1
+        self._path_n = np.zeros(MAX_DEPTH, dtype=np.int64)
+        self._path_e = np.zeros(MAX_DEPTH, dtype=np.int64)
+        self._reward = np.zeros(self.nroles, dtype=np.float64)
+        self._line = np.zeros(LINE_LENGTH, dtype=np.int64)
+        self._best_line = np.zeros(LINE_LENGTH, dtype=np.int64)
+        self._best = np.zeros(2, dtype=np.float64)
+        self._prepared = False
+
+    def search(
+        self,
+        bits: npt.NDArray[np.uint8],
+        seconds: float | None,
+        iterations: int | None,
+        c: float,
+        leaf: int,
+        seed: int,
+        max_steps: int = 100_000,
+    ) -> RootReport:
+        """Search from the state ``bits`` (one byte per base proposition) within the limits.
+
+        At least one limit must be given. Raises :class:`SimultaneousMovesError` when a
+        state with two choosing roles is met, ReasonerError on broken rules.
+        """
+        if seconds is None and iterations is None:
+            raise ValueError("give a time or an iteration limit")
+        started = time.perf_counter()
+        deadline = np.inf if seconds is None else started + seconds
+        self._set_root(bits)
+        budget = np.inf if iterations is None else iterations
+        rng = np.random.default_rng(seed)
+        done = 0
+        playouts = 0.0
+        batch = 16
+        while done < budget and time.perf_counter() < deadline:
+            n = int(min(batch, budget - done))
+            t0 = time.perf_counter()
+            code, ran, played = self._run(n, c, leaf, rng, max_steps)
+            done += int(ran)
+            playouts += float(played)
+            if code == sk.STOP_PROVEN:
+                break
+            _raise_for(code)
+            took = time.perf_counter() - t0
+            if took < BATCH_SECONDS / 2:
+                batch *= 2
+            elif took > BATCH_SECONDS * 2 and batch > 1:
+                batch //= 2
+        return self._report(done, playouts)
+
+    def _run(
+        self, n: int, c: float, leaf: int, rng: np.random.Generator, max_steps: int
+    ) -> tuple[int, int, float]:
+        code, ran, played = sk.iterate(
+            self._arrays, self._work, self._val, self._val64, self._tree, self._sizes,
+            self._root, n, c, leaf, np.uint64(rng.integers(0, 2**63)), max_steps,
+            self._path_n, self._path_e, self._reward, self._line, self._best_line, self._best,
+        )  # fmt: skip
+        return int(code), int(ran), float(played)
+
+    def _set_root(self, bits: npt.NDArray[np.uint8]) -> None:
+        """Continue from the node of ``bits`` near the last root, else start a new tree."""
+        found = self._near_root(bits)
+        if found is None or self._sizes[0] > 0.9 * self.capacity:
+            self._sizes[:] = 0
+            found = int(sk.new_node(bits, self._tree, self._sizes))
+            self._best[:] = (-1.0, 0)
+        elif found != self._root:
+            self._best[:] = (-1.0, 0)
+        if not self._prepared:
+            sk.prepare(self._arrays, self._work, bits, self._val)
+            self._prepared = True
+        self._root = found
+
+    def _near_root(self, bits: npt.NDArray[np.uint8]) -> int | None:
+        if self._root < 0:
+            return None
+        frontier = [self._root]
+        for _ in range(3):
+            for node in frontier:
+                if np.array_equal(self._tree[0][node], bits):
+                    return node
+            frontier = [c for node in frontier for c in self._children(node)]
+        return None
+
+    def _children(self, node: int) -> list[int]:
+        first, nedge, echild = self._tree[1], self._tree[2], self._tree[9]
+        if nedge[node] <= 0:
+            return []
+        kids = echild[first[node] : first[node] + nedge[node]]
+        return [int(k) for k in kids if k >= 0]
+
+    def _report(self, iterations: int, playouts: float) -> RootReport:
+        t = self._tree
+        root = self._root
+        mover = int(t[3][root]) if t[2][root] > 0 else 0
+        a, n = int(t[1][root]), max(0, int(t[2][root]))
+        start = int(self.net.move_start[mover])
+        moves = tuple(int(k) - start for k in t[10][a : a + n])
+        visits = tuple(float(v) for v in t[11][a : a + n])
+        means = tuple(
+            float(t[12][e, mover] / t[11][e]) if t[11][e] > 0 else 0.0 for e in range(a, a + n)
+        )
+        exact = tuple(
+            float(t[8][ch, mover]) if ch >= 0 and t[7][ch] else None for ch in t[9][a : a + n]
+        )
+        proven = tuple(float(v) for v in t[8][root]) if t[7][root] else None
+        length = int(self._best[1])
+        start0 = int(self.net.move_start[0])
+        line = tuple(int(k) - start0 for k in self._best_line[:length])
+        return RootReport(
+            mover, moves, visits, means, exact, proven, iterations, playouts, line,
+            float(self._best[0]),
+        )  # fmt: skip
+
+
+def _raise_for(code: int) -> None:
+    if code == sk.STOP_SIMULTANEOUS:
+        raise SimultaneousMovesError("two roles choose in one state of this game")
+    if code == sk.STOP_NO_LEGAL:
+        raise ReasonerError("a role has no legal move in a non-terminal state")
+    if code == sk.STOP_GOAL:
+        raise ReasonerError("a terminal state does not give exactly one goal value per role")
+    if code == sk.STOP_TOO_LONG:
+        raise ReasonerError("a random playout did not end within the step limit")
+
+
+def _net_arrays(net: Propnet) -> tuple[object, ...]:
+    return (
+        net.kind, net.in_start, net.inputs, net.order, net.blocks, net.phases, net.base_nodes,
+        net.next_lits, net.legal_lits, net.does_nodes, net.move_start, net.terminal_lit,
+        net.goal_lits, net.goal_values, net.goal_start, net.fan_start, net.fanout, net.level,
+        net.scc, net.scc_start, net.scc_nodes, net.needed,
+    )  # fmt: skip
+
+
+def _work_arrays(net: Propnet) -> tuple[object, ...]:
+    """The differential propagation's scratch, laid out as the kernels index it."""
+    n = net.size
+    levels = net.level[net.needed] if len(net.needed) else np.zeros(0, dtype=np.int32)
+    nlevels = int(levels.max()) + 1 if len(levels) else 1
+    bucket_start = np.zeros(nlevels + 1, dtype=np.int32)
+    np.add.at(bucket_start, levels + 1, 1)
+    bucket_start = np.cumsum(bucket_start).astype(np.int32)
+    sizes = np.diff(net.scc_start) if len(net.scc_start) > 1 else np.ones(1, dtype=np.int32)
+    nroles = len(net.roles)
+    return (
+        np.zeros(n, dtype=np.int32),  # 0 count of true inputs
+        np.zeros(n, dtype=np.uint8),  # 1 pending
+        np.zeros(max(1, len(net.needed)), dtype=np.int32),  # 2 bucket
+        bucket_start,  # 3
+        np.zeros(nlevels, dtype=np.int32),  # 4 bucket_len
+        np.array([1 << 30, -1], dtype=np.int64),  # 5 lohi
+        np.zeros(max(1, int(sizes.max())), dtype=np.uint8),  # 6 old
+        np.zeros(nroles, dtype=np.int64),  # 7 ks
+        np.full(nroles, -1, dtype=np.int64),  # 8 chosen
+        np.zeros(1, dtype=np.int64),  # 9 unused
+        np.zeros(len(net.base), dtype=np.uint8),  # 10 tmp
+        np.zeros(2 * nroles, dtype=np.int32),  # 11 does nodes to change
+        np.zeros(2 * nroles, dtype=np.uint8),  # 12 their new values
+    )
+
+
+def _tree_arrays(capacity: int, nb: int, nroles: int) -> tuple[npt.NDArray[np.generic], ...]:
+    edges = capacity * 8
+    return (
+        np.zeros((capacity, nb), dtype=np.uint8),  # 0 bits
+        np.zeros(capacity, dtype=np.int64),  # 1 first edge
+        np.full(capacity, -1, dtype=np.int64),  # 2 edges (-1: not expanded)
+        np.zeros(capacity, dtype=np.int64),  # 3 mover
+        np.zeros((capacity, nroles), dtype=np.int64),  # 4 fixed moves
+        np.zeros(capacity, dtype=np.uint8),  # 5 terminal
+        np.zeros(capacity, dtype=np.float64),  # 6 visits
+        np.zeros(capacity, dtype=np.uint8),  # 7 proven
+        np.zeros((capacity, nroles), dtype=np.float64),  # 8 value
+        np.zeros(edges, dtype=np.int64),  # 9 child
+        np.zeros(edges, dtype=np.int64),  # 10 move
+        np.zeros(edges, dtype=np.float64),  # 11 count
+        np.zeros((edges, nroles), dtype=np.float64),  # 12 reward sums
+    )

@@ -1,0 +1,493 @@
+"""UCT over a propnet, whole iterations in compiled code (see ``propnet_search.py``).
+
+The interpreter is entered once per batch of iterations: selection, expansion, the
+playout and the backup all run here, on the network's differential propagation
+(:mod:`ggpkit.reasoning.propnet_kernels`), so an iteration costs about one playout
+plus one step per tree level, not a pass of Python per node.
+
+The network keeps one state in its node values. An iteration loads the root (only
+the base propositions that differ are pushed), steps down the tree (a child's state
+is the ``next`` of its parent, recorded when the child is made), and plays out from
+the leaf in place; its end state is what the next iteration's load starts from.
+
+Only turn-taking trees (at most one role with a choice in every state) are searched
+here; a state where two roles choose returns :data:`STOP_SIMULTANEOUS` and the
+caller searches that game another way.
+
+Arrays, by name: ``net`` is the tuple of network arrays (:func:`net_arrays`);
+``work`` the propagation's scratch (:func:`work_arrays`); the tree has nodes
+(``bits`` one byte per base proposition, ``first``/``nedge`` their edges, ``mover``,
+``fixed`` the one move of each role without a choice, ``term``, ``visits``,
+``proven``, ``value`` per role in 0..1) and edges (``child``, ``move`` the mover's
+legal-literal index, ``count``, ``esum`` reward sums per role).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ggpkit.reasoning.propnet_kernels import (
+    _propagate,
+    _push,
+    eval_phase,
+    playouts64,
+    rand_below,
+    set_state,
+)
+
+STOP_DONE, STOP_PROVEN, STOP_SIMULTANEOUS, STOP_NO_LEGAL, STOP_GOAL, STOP_TOO_LONG = range(6)
+
+TOP = 1.0 - 1e-9
+
+
+@njit(cache=True, nogil=True)
+def prepare(net, work, bits, val):  # type: ignore[no-untyped-def]
+    """Make every gate's count of true inputs consistent with state ``bits`` in ``val``."""
+    kind, in_start, inputs, order, blocks, phases = net[0], net[1], net[2], net[3], net[4], net[5]
+    base_nodes, does_nodes, needed = net[6], net[9], net[21]
+    cnt = work[0]
+    set_state(bits, base_nodes, val)
+    for k in range(does_nodes.shape[0]):
+        val[does_nodes[k]] = 0
+    for p in range(3):
+        eval_phase(kind, in_start, inputs, order, blocks, phases[2 * p], phases[2 * p + 1], val)
+    for i in range(needed.shape[0]):
+        g = needed[i]
+        c = 0
+        for k in range(in_start[g], in_start[g + 1]):
+            x = inputs[k]
+            c += val[x >> 1] ^ (x & 1)
+        cnt[g] = c
+    chosen = work[8]
+    for r in range(chosen.shape[0]):
+        chosen[r] = -1
+
+
+@njit(cache=True, nogil=True)
+def _assign(xs, values, net, work, val):  # type: ignore[no-untyped-def]
+    """Give node ``xs[i]`` value ``values[i]`` for every i, then settle the network.
+
+    The arrays are unpacked into locals once: indexing the tuples inside the loop
+    would count references to every array at each step (a few hundred ns each).
+    """
+    kind, in_start, inputs = net[0], net[1], net[2]
+    fan_start, fanout, level, scc, scc_start, scc_nodes = (
+        net[15],
+        net[16],
+        net[17],
+        net[18],
+        net[19],
+        net[20],
+    )
+    cnt, pend, bucket, bucket_start, bucket_len, lohi, old = (
+        work[0],
+        work[1],
+        work[2],
+        work[3],
+        work[4],
+        work[5],
+        work[6],
+    )
+    for i in range(xs.shape[0]):
+        x = xs[i]
+        if val[x] != values[i]:
+            val[x] = values[i]
+            _push(x, -1, val, fan_start, fanout, scc, scc_start, scc_nodes, cnt, pend, level,
+                  bucket, bucket_start, bucket_len, lohi)  # fmt: skip
+    _propagate(kind, in_start, inputs, val, fan_start, fanout, scc, scc_start, scc_nodes,
+               cnt, pend, level, bucket, bucket_start, bucket_len, lohi, old)  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def load(bits, net, work, val):  # type: ignore[no-untyped-def]
+    """Make ``val`` hold state ``bits`` (pushing only the base propositions that differ)."""
+    _assign(net[6], bits, net, work, val)
+
+
+@njit(cache=True, nogil=True)
+def step(ks, out, net, work, val):  # type: ignore[no-untyped-def]
+    """Play the joint move ``ks`` (legal-literal indices per role) from ``val``'s state.
+
+    The next state's bits go to ``out`` and ``val`` then holds that state.
+    """
+    does_nodes, next_lits = net[9], net[7]
+    chosen, does_x, does_v = work[8], work[11], work[12]
+    n = 0
+    for r in range(ks.shape[0]):
+        if chosen[r] != ks[r]:
+            if chosen[r] >= 0:
+                does_x[n] = does_nodes[chosen[r]]
+                does_v[n] = 0
+                n += 1
+            does_x[n] = does_nodes[ks[r]]
+            does_v[n] = 1
+            n += 1
+            chosen[r] = ks[r]
+    _assign(does_x[:n], does_v[:n], net, work, val)
+    for i in range(next_lits.shape[0]):
+        x = next_lits[i]
+        out[i] = val[x >> 1] ^ (x & 1)
+    _assign(net[6], out, net, work, val)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _lit(x, val):  # type: ignore[no-untyped-def]
+    return val[x >> 1] ^ (x & 1)
+
+
+@njit(cache=True, nogil=True)
+def goals(net, val, out):  # type: ignore[no-untyped-def]
+    """Each role's goal / 100 into ``out``; False unless every role has exactly one."""
+    goal_lits, goal_values, goal_start = net[12], net[13], net[14]
+    for r in range(out.shape[0]):
+        found = 0
+        for k in range(goal_start[r], goal_start[r + 1]):
+            if _lit(goal_lits[k], val) != 0:
+                found += 1
+                out[r] = goal_values[k] / 100.0
+        if found != 1:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def random_playout(net, work, val, rng, max_steps, reward, line, line_len, record):  # type: ignore[no-untyped-def]
+    """Random play from ``val``'s state to the end: (stop code, rng, line length).
+
+    With ``record``, role 0's moves are appended to ``line`` from ``line_len`` on (a
+    one-role game keeps its best line).
+    """
+    legal_lits, move_start, terminal_lit = net[8], net[10], net[11]
+    nroles = move_start.shape[0] - 1
+    ks = work[7]
+    tmp = work[10]
+    steps = 0
+    while _lit(terminal_lit, val) == 0:
+        if steps >= max_steps:
+            return STOP_TOO_LONG, rng, line_len
+        for r in range(nroles):
+            nl = 0
+            for k in range(move_start[r], move_start[r + 1]):
+                nl += _lit(legal_lits[k], val)
+            if nl == 0:
+                return STOP_NO_LEGAL, rng, line_len
+            rng, j = rand_below(rng, nl)
+            for k in range(move_start[r], move_start[r + 1]):
+                if _lit(legal_lits[k], val) != 0:
+                    if j == 0:
+                        ks[r] = k
+                        break
+                    j -= 1
+        if record and line_len < line.shape[0]:
+            line[line_len] = ks[0]
+            line_len += 1
+        step(ks, tmp, net, work, val)
+        steps += 1
+    if not goals(net, val, reward):
+        return STOP_GOAL, rng, line_len
+    return STOP_DONE, rng, line_len
+
+
+@njit(cache=True, nogil=True)
+def expand(node, net, val, tree, sizes):  # type: ignore[no-untyped-def]
+    """Fill in ``node`` (whose state ``val`` holds): terminal value or the mover's edges.
+
+    Returns a stop code; STOP_DONE also when the edge arrays are full (the node then
+    stays unexpanded and is played out like a leaf).
+    """
+    legal_lits, move_start, terminal_lit = net[8], net[10], net[11]
+    first, nedge, mover, fixed, term, proven, value = (
+        tree[1],
+        tree[2],
+        tree[3],
+        tree[4],
+        tree[5],
+        tree[7],
+        tree[8],
+    )
+    echild, emove = tree[9], tree[10]
+    nroles = move_start.shape[0] - 1
+    if _lit(terminal_lit, val) != 0:
+        term[node] = 1
+        if not goals(net, val, value[node]):
+            return STOP_GOAL
+        proven[node] = 1
+        nedge[node] = 0
+        return STOP_DONE
+    chooser = -1
+    for r in range(nroles):
+        nl = 0
+        last = -1
+        for k in range(move_start[r], move_start[r + 1]):
+            if _lit(legal_lits[k], val) != 0:
+                nl += 1
+                last = k
+        if nl == 0:
+            return STOP_NO_LEGAL
+        fixed[node, r] = last
+        if nl > 1:
+            if chooser >= 0:
+                return STOP_SIMULTANEOUS
+            chooser = r
+    if chooser < 0:
+        chooser = 0
+    count = 0
+    for k in range(move_start[chooser], move_start[chooser + 1]):
+        count += _lit(legal_lits[k], val)
+    if sizes[1] + count > echild.shape[0]:
+        return STOP_DONE
+    mover[node] = chooser
+    first[node] = sizes[1]
+    for k in range(move_start[chooser], move_start[chooser + 1]):
+        if _lit(legal_lits[k], val) != 0:
+            e = sizes[1]
+            echild[e] = -1
+            emove[e] = k
+            tree[11][e] = 0.0
+            for r in range(nroles):
+                tree[12][e, r] = 0.0
+            sizes[1] += 1
+    nedge[node] = count
+    return STOP_DONE
+
+
+@njit(cache=True, nogil=True)
+def new_node(bits, tree, sizes):  # type: ignore[no-untyped-def]
+    """A fresh unexpanded node for state ``bits``, or -1 when the node arrays are full."""
+    if sizes[0] >= tree[0].shape[0]:
+        return -1
+    n = sizes[0]
+    sizes[0] += 1
+    tree[0][n, :] = bits
+    tree[2][n] = -1
+    tree[5][n] = 0
+    tree[6][n] = 0.0
+    tree[7][n] = 0
+    return n
+
+
+@njit(cache=True, nogil=True)
+def select_edge(node, tree, c, rng):  # type: ignore[no-untyped-def]
+    """UCB for the node's mover; proven children count exactly, worse proven ones never."""
+    first, nedge, mover = tree[1], tree[2], tree[3]
+    visits, proven, value = tree[6], tree[7], tree[8]
+    echild, count, esum = tree[9], tree[11], tree[12]
+    a = first[node]
+    b = a + nedge[node]
+    m = mover[node]
+    unvisited = 0
+    for e in range(a, b):
+        if count[e] == 0:
+            unvisited += 1
+    if unvisited > 0:
+        rng, j = rand_below(rng, unvisited)
+        for e in range(a, b):
+            if count[e] == 0:
+                if j == 0:
+                    return e, rng
+                j -= 1
+    best_exact = -1.0
+    for e in range(a, b):
+        ch = echild[e]
+        if ch >= 0 and proven[ch] != 0 and value[ch, m] > best_exact:
+            best_exact = value[ch, m]
+    log_n = math.log(max(2.0, visits[node]))
+    best_e = a
+    best_u = -1e300
+    for e in range(a, b):
+        ch = echild[e]
+        if ch >= 0 and proven[ch] != 0:
+            q = value[ch, m]
+            if q < best_exact:
+                continue
+        else:
+            q = esum[e, m] / count[e]
+        u = q + c * math.sqrt(log_n / count[e])
+        if u > best_u:
+            best_u = u
+            best_e = e
+    return best_e, rng
+
+
+@njit(cache=True, nogil=True)
+def try_prove(node, tree):  # type: ignore[no-untyped-def]
+    """Prove ``node`` from its children: a top value for the mover, or every child proven."""
+    first, nedge, mover, proven, value, echild = (
+        tree[1],
+        tree[2],
+        tree[3],
+        tree[7],
+        tree[8],
+        tree[9],
+    )
+    a = first[node]
+    b = a + nedge[node]
+    m = mover[node]
+    best = -1
+    every = True
+    for e in range(a, b):
+        ch = echild[e]
+        if ch < 0 or proven[ch] == 0:
+            every = False
+            continue
+        if best < 0 or value[ch, m] > value[best, m]:
+            best = ch
+    if best < 0:
+        return False
+    if every or value[best, m] >= TOP:
+        proven[node] = 1
+        value[node, :] = value[best, :]
+        return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _leaf_value(net, work, val, val64, bits, rng, leaf, max_steps, reward, line, line_len):  # type: ignore[no-untyped-def]
+    """Evaluate the leaf ``val`` holds (state ``bits``): (code, rng, weight, line length).
+
+    ``leaf`` >= 8 playouts 64 at a time in games of several roles, else one playout in
+    place (recording role 0's moves in one-role games).
+    """
+    nroles = net[10].shape[0] - 1
+    if _lit(net[11], val) != 0:
+        if not goals(net, val, reward):
+            return STOP_GOAL, rng, 0.0, line_len
+        return STOP_DONE, rng, 1.0, line_len
+    if leaf >= 8 and nroles > 1:
+        seed = np.int64(rng >> np.uint64(1))
+        rng, _j = rand_below(rng, 2)
+        done, _moves, sums, err = playouts64(
+            net[0], net[1], net[2], net[3], net[4], net[5], net[6], net[7], net[8], net[9],
+            net[10], net[11], net[12], net[13], net[14], bits, leaf, seed, max_steps, val64,
+        )  # fmt: skip
+        if err != 0:
+            return (STOP_NO_LEGAL, STOP_GOAL, STOP_TOO_LONG)[err - 1], rng, 0.0, line_len
+        for r in range(nroles):
+            reward[r] = sums[r] / (100.0 * done)
+        return STOP_DONE, rng, float(done), line_len
+    code, rng, line_len = random_playout(
+        net, work, val, rng, max_steps, reward, line, line_len, nroles == 1
+    )
+    return code, rng, 1.0, line_len
+
+
+@njit(cache=True, nogil=True)
+def _backup(tree, path_n, path_e, depth, node, reward, weight):  # type: ignore[no-untyped-def]
+    """Add ``weight`` samples of ``reward`` along the path; then prove what now can be."""
+    visits, proven, count, esum = tree[6], tree[7], tree[11], tree[12]
+    visits[node] += weight
+    for d in range(depth - 1, -1, -1):
+        e = path_e[d]
+        visits[path_n[d]] += weight
+        count[e] += weight
+        for r in range(reward.shape[0]):
+            esum[e, r] += reward[r] * weight
+    for d in range(depth - 1, -1, -1):
+        if proven[path_n[d]] != 0 or not try_prove(path_n[d], tree):
+            break
+
+
+@njit(cache=True, nogil=True)
+def iterate(  # type: ignore[no-untyped-def]
+    net, work, val, val64, tree, sizes, root, iterations, c, leaf, seed, max_steps,
+    path_n, path_e, reward, line, best_line, best,
+):  # fmt: skip
+    """Run up to ``iterations`` UCT iterations from ``root``: (stop code, iterations, playouts).
+
+    In one-role games ``best[0]`` keeps the best reward seen, ``best[1]`` the length
+    of its line of moves from the root, kept in ``best_line``.
+    """
+    nroles = net[10].shape[0] - 1
+    bits, nedge, fixed, mover, proven, value = (
+        tree[0],
+        tree[2],
+        tree[4],
+        tree[3],
+        tree[7],
+        tree[8],
+    )
+    echild, emove = tree[9], tree[10]
+    ks = work[7]
+    tmp = work[10]
+    rng = seed | np.uint64(1)
+    playouts = 0.0
+    for it in range(iterations):
+        if proven[root] != 0:
+            return STOP_PROVEN, it, playouts
+        load(bits[root], net, work, val)
+        node = root
+        depth = 0
+        weight = 1.0
+        line_len = 0
+        while True:
+            if proven[node] != 0:
+                reward[:] = value[node, :]
+                break
+            if nedge[node] < 0:
+                code = expand(node, net, val, tree, sizes)
+                if code != STOP_DONE:
+                    return code, it, playouts
+                if proven[node] != 0:
+                    reward[:] = value[node, :]
+                    break
+                if nedge[node] < 0 or depth > 0:
+                    code, rng, weight, line_len = _leaf_value(
+                        net, work, val, val64, bits[node], rng, leaf, max_steps, reward, line,
+                        line_len,
+                    )  # fmt: skip
+                    if code != STOP_DONE:
+                        return code, it, playouts
+                    playouts += weight
+                    break
+            if depth >= path_n.shape[0]:  # deeper than the path can hold: a leaf
+                code, rng, weight, line_len = _leaf_value(
+                    net, work, val, val64, bits[node], rng, leaf, max_steps, reward, line, line_len
+                )
+                if code != STOP_DONE:
+                    return code, it, playouts
+                playouts += weight
+                break
+            e, rng = select_edge(node, tree, c, rng)
+            path_n[depth] = node
+            path_e[depth] = e
+            depth += 1
+            if nroles == 1 and line_len < line.shape[0]:
+                line[line_len] = emove[e]
+                line_len += 1
+            for r in range(nroles):
+                ks[r] = fixed[node, r]
+            ks[mover[node]] = emove[e]
+            step(ks, tmp, net, work, val)
+            ch = echild[e]
+            if ch < 0:
+                ch = new_node(tmp, tree, sizes)
+                if ch < 0:  # the node arrays are full: this state is a leaf
+                    code, rng, weight, line_len = _leaf_value(
+                        net, work, val, val64, tmp, rng, leaf, max_steps, reward, line, line_len
+                    )
+                    if code != STOP_DONE:
+                        return code, it, playouts
+                    playouts += weight
+                    node = path_n[depth - 1]
+                    depth -= 1
+                    count_only_edge(tree, path_e[depth], reward, weight)
+                    break
+                echild[e] = ch
+            node = ch
+        if nroles == 1 and reward[0] > best[0]:
+            best[0] = reward[0]
+            best[1] = line_len
+            best_line[:line_len] = line[:line_len]
+        _backup(tree, path_n, path_e, depth, node, reward, weight)
+    return STOP_DONE, iterations, playouts
+
+
+@njit(cache=True, nogil=True)
+def count_only_edge(tree, e, reward, weight):  # type: ignore[no-untyped-def]
+    """Credit edge ``e`` whose child could not be stored (the backup adds its parent)."""
+    tree[11][e] += weight
+    for r in range(reward.shape[0]):
+        tree[12][e, r] += reward[r] * weight

@@ -1,0 +1,127 @@
+"""The compiled MCTS tree of propnet games, against the generic solver and the game API.
+
+Public games come from ../shared/ggp-games (skipped when absent); ggpkit's own GDL
+twins are always here.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import ggpkit
+from ggpkit.agents.base import Limit
+from ggpkit.agents.mcts import MCTSAgent
+from ggpkit.agents.solvers.generic import GenericSolver
+from ggpkit.games.api import Game
+from ggpkit.games.capabilities import TreeSearch
+
+GAMES_DIR = Path(__file__).resolve().parents[3] / "shared" / "ggp-games"
+
+
+def public(name: str) -> Game[Any]:
+    path = GAMES_DIR / f"{name}.kif"
+    if not path.is_file():
+        pytest.skip("../shared/ggp-games is absent")
+    return ggpkit.load(str(path))
+
+
+def tree_of(game: Game[Any]) -> TreeSearch:
+    make = game.info.capabilities.tree_search
+    assert make is not None, f"{game.name} on the propnet declares a compiled tree"
+    return make()
+
+
+def random_state(game: Game[Any], plies: int, rng: random.Random) -> Any:
+    state = game.initial_state()
+    for _ in range(plies):
+        if game.is_terminal(state):
+            break
+        joint = [rng.choice(game.legal_moves(state, r)) for r in game.roles]
+        state = game.next_state(state, joint)
+    return state
+
+
+@pytest.mark.parametrize(("name", "plies"), [("ticTacToe", 3), ("ticTacToe", 5), ("nim1", 0)])
+def test_proven_values_are_the_generic_solvers(name: str, plies: int) -> None:
+    game = public(name)
+    rng = random.Random(plies)
+    solver = GenericSolver(game)
+    proven = 0
+    for _ in range(8):
+        state = random_state(game, plies, rng)
+        if game.is_terminal(state):
+            continue
+        report = tree_of(game).search(state, None, 200_000, 1.4, 1, rng.randrange(1000))
+        assert report.proven is not None, "small positions are proven within the iterations"
+        exact = solver.value(state)
+        assert {r: round(100 * v) for r, v in report.proven.items()} == exact
+        # every proven move value is the solver's value after that move
+        mover = game.role_index(report.mover)
+        for move, value in zip(report.moves, report.exact, strict=True):
+            if value is not None:
+                joint = [move if i == mover else game.legal_moves(state, r)[0]
+                         for i, r in enumerate(game.roles)]  # fmt: skip
+                after = game.next_state(state, joint)
+                assert round(100 * value) == solver.value(after)[report.mover]
+        proven += 1
+    assert proven > 0
+
+
+def test_root_statistics_cover_the_legal_moves_and_every_iteration() -> None:
+    game = public("connectFour")
+    state = random_state(game, 4, random.Random(2))
+    report = tree_of(game).search(state, None, 3000, 1.4, 1, 7)
+    mover = game.to_move(state)
+    assert report.mover == mover
+    assert sorted(map(str, report.moves)) == sorted(map(str, game.legal_moves(state, mover)))
+    assert sum(report.visits) == report.iterations == 3000
+    assert all(0.0 <= m <= 1.0 for m in report.means)
+
+
+def test_a_search_from_a_child_continues_the_tree() -> None:
+    game = public("connectFour")
+    tree = tree_of(game)
+    state = game.initial_state()
+    first = tree.search(state, None, 5000, 1.4, 1, 1)
+    best = first.moves[max(range(len(first.visits)), key=lambda i: first.visits[i])]
+    child = game.play(state, best)
+    again = tree.search(child, None, 10, 1.4, 1, 2)
+    assert sum(again.visits) > 10  # the visits it had below the first root are kept
+
+
+def test_the_best_line_of_a_puzzle_scores_what_it_claims() -> None:
+    game = ggpkit.load("peg", engine="gdl")
+    report = tree_of(game).search(game.initial_state(), None, 3000, 1.4, 1, 3)
+    assert report.best_line and report.best_value > 0
+    state = game.initial_state()
+    for move in report.best_line:
+        state = game.play(state, move)
+    assert game.is_terminal(state)
+    assert game.goals(state)["jumper"] == round(100 * report.best_value)
+
+
+def test_mcts_searches_in_the_compiled_tree_and_takes_a_win_in_one() -> None:
+    game = public("ticTacToe")
+    state = game.initial_state()
+    # x: (1,1) (1,2); o: (2,1) (2,2); x to play and win with (mark 1 3)
+    for move in ["(mark 1 1)", "(mark 2 1)", "(mark 1 2)", "(mark 2 2)"]:
+        state = game.play(state, move)
+    agent = MCTSAgent(seed=1)
+    agent.start(game, "xplayer")
+    move = agent.select(game, state, "xplayer", Limit(playouts=2000))
+    assert str(move) == "(mark 1 3)"
+    thoughts = agent.thoughts("xplayer")
+    assert thoughts is not None and thoughts.verdict == "proved: xplayer gets 100"
+    assert agent.last_iterations > 0 and agent._report is not None
+
+
+def test_compiled_0_keeps_the_python_tree() -> None:
+    game = public("ticTacToe")
+    agent = MCTSAgent(seed=1, compiled=0)
+    agent.start(game, "xplayer")
+    agent.select(game, game.initial_state(), "xplayer", Limit(playouts=200))
+    assert agent._report is None and agent._root is not None
