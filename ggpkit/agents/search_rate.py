@@ -14,27 +14,32 @@ from typing import Any
 from ggpkit.agents.base import Limit
 from ggpkit.agents.mcts import MCTSAgent
 from ggpkit.games.api import Game
+from ggpkit.games.bench import SearchSpeed
 
 
-def mcts_simulations_per_second(game: Game[Any], seconds: float, repeat: int) -> float:
-    """Median simulations per CPU-second of MCTS choosing the first move, over ``repeat`` runs.
+def mcts_speed(game: Game[Any], seconds: float, repeat: int) -> SearchSpeed:
+    """Median simulations and iterations per CPU-second of MCTS choosing the first move.
 
-    Each run is a fresh agent (no tree reuse) given ``seconds`` of wall clock; the
-    simulations it counted are divided by the CPU time of this thread, as the raw
-    playout rates are.
+    Each run is a fresh default agent (no tree reuse: the compiled tree where the game
+    has one) given ``seconds`` of wall clock; what it counted is divided by the CPU
+    time of this thread, as the raw playout rates are. An iteration is one pass down
+    the tree; it runs one playout, or ``leaf`` of them at a new leaf.
     """
     state = game.initial_state()
     role = _chooser(game, state)
     warm = MCTSAgent(seed=0)
     warm.start(game, role)  # compiled kernels loaded before anything is timed
-    rates = []
+    warm.select(game, state, role, Limit(playouts=64))
+    simulations, iterations = [], []
     for run in range(repeat):
         agent = MCTSAgent(seed=run)
         agent.start(game, role)
         began = time.thread_time()
         agent.select(game, state, role, Limit(time=seconds))
-        rates.append(agent.last_playouts / max(time.thread_time() - began, 1e-9))
-    return statistics.median(rates)
+        cpu = max(time.thread_time() - began, 1e-9)
+        simulations.append(agent.last_playouts / cpu)
+        iterations.append(agent.last_iterations / cpu)
+    return SearchSpeed(statistics.median(simulations), statistics.median(iterations))
 
 
 def _chooser(game: Game[Any], state: Any) -> str:

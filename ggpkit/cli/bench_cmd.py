@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -29,7 +30,9 @@ def _table(rows: list[BenchRow], seconds: float, repeat: int) -> Table:
     searched = any(row.search_per_s is not None for row in rows)
     if searched:
         table.add_column("MCTS simulations/s", justify="right")
-        table.add_column("MCTS / raw", justify="right")
+        table.add_column("sims / raw", justify="right")
+        table.add_column("MCTS iterations/s", justify="right")
+        table.add_column("iters / raw", justify="right")
     table.add_column("note")
     for row in rows:
         cells = [
@@ -39,14 +42,18 @@ def _table(rows: list[BenchRow], seconds: float, repeat: int) -> Table:
             _rate(row.moves_per_s),
         ]
         if searched:
-            ratio = (
-                f"{row.search_per_s / row.playouts_per_s:.0%}"
-                if row.search_per_s is not None and row.playouts_per_s
-                else "-"
-            )
-            cells += [_rate(row.search_per_s), ratio]
+            cells += [
+                _rate(row.search_per_s),
+                _ratio(row.search_per_s, row.playouts_per_s),
+                _rate(row.search_iterations_per_s),
+                _ratio(row.search_iterations_per_s, row.playouts_per_s),
+            ]
         table.add_row(*cells, row.note)
     return table
+
+
+def _ratio(part: float | None, whole: float | None) -> str:
+    return f"{part / whole:.0%}" if part is not None and whole else "-"
 
 
 def _rate(value: float | None) -> str:
@@ -57,7 +64,10 @@ def _rate(value: float | None) -> str:
 def bench_command(
     games_opt: Annotated[
         str | None,
-        typer.Option("--games", help="Comma-separated game names (default: all registered)."),
+        typer.Option(
+            "--games",
+            help="Comma-separated game names or .kif files (default: all registered).",
+        ),
     ] = None,
     engine: Annotated[str, typer.Option(help="native, gdl or all.")] = "all",
     seconds: Annotated[float, typer.Option(min=0.0001, help="Seconds per timed run.")] = 1.0,
@@ -90,7 +100,7 @@ def bench_command(
         TimeElapsedColumn,
     )
 
-    from ggpkit.agents.search_rate import mcts_simulations_per_second
+    from ggpkit.agents.search_rate import mcts_speed
     from ggpkit.games.api import GameError
     from ggpkit.games.bench import ENGINES, bench
     from ggpkit.games.registry import games
@@ -104,7 +114,10 @@ def bench_command(
     names = [n.strip() for n in games_opt.split(",") if n.strip()] if games_opt else list(games())
     known = games()
     for name in names:
-        if name not in known:
+        if name.endswith(".kif"):
+            if not Path(name).is_file():
+                raise GameError(f"{name}: no such file")
+        elif name not in known:
             raise GameError(f"unknown game {name!r}; known games: {', '.join(known)}")
     columns = (
         SpinnerColumn(),
@@ -126,7 +139,7 @@ def bench_command(
                     seconds,
                     repeat,
                     progress=lambda message: progress.update(task, description=message),
-                    search=mcts_simulations_per_second if mcts else None,
+                    search=mcts_speed if mcts else None,
                 )
                 progress.advance(task)
     if as_json:

@@ -47,6 +47,8 @@ class BenchRow:
     wall_moves_per_s: float | None = None
     search_per_s: float | None = None
     """Simulations per CPU-second inside a tree search (``bench``'s ``search`` hook)."""
+    search_iterations_per_s: float | None = None
+    """Passes down the tree per CPU-second in that search."""
 
     def as_dict(self) -> dict[str, Any]:
         """The row as plain JSON-ready data."""
@@ -112,8 +114,16 @@ def measure(game: Game[Any], seconds: float, repeat: int, seed: int = 1) -> Meas
     )
 
 
-SearchRate = Callable[[Game[Any], float, int], float]
-"""``(game, seconds, repeat) -> simulations per CPU-second`` of a search from the start."""
+@dataclass(frozen=True, slots=True)
+class SearchSpeed:
+    """How fast a tree search runs: simulations and passes down the tree per CPU-second."""
+
+    simulations_per_s: float
+    iterations_per_s: float
+
+
+SearchRate = Callable[[Game[Any], float, int], SearchSpeed]
+"""``(game, seconds, repeat) -> SearchSpeed`` of a search from the start."""
 
 
 def bench(
@@ -126,6 +136,8 @@ def bench(
 ) -> list[BenchRow]:
     """Benchmark every named game (default: all registered) on every engine asked for.
 
+    A name ending in ``.kif`` is a rule file, measured on the GDL engine only.
+
     An engine that cannot load a game (e.g. no GDL engine yet) gives a row with a
     note instead of rates. ``search``, when given, also measures how many simulations
     a tree search gets through (agents live above this layer, so the caller brings it).
@@ -137,7 +149,8 @@ def bench(
     say = progress or (lambda _message: None)
     rows: list[BenchRow] = []
     for name in names if names is not None else list(games()):
-        for engine in engines:
+        # a rule file has one engine, the GDL one
+        for engine in ["gdl"] if name.endswith(".kif") else engines:
             say(f"{name} ({engine}): loading")
             try:
                 game = load(name, engine=engine)
@@ -158,7 +171,9 @@ def bench(
             rows.append(
                 BenchRow(
                     name, engine, m.playouts_per_s, m.moves_per_s, m.batch, repeat, "",
-                    m.wall_playouts_per_s, m.wall_moves_per_s, searched,
+                    m.wall_playouts_per_s, m.wall_moves_per_s,
+                    None if searched is None else searched.simulations_per_s,
+                    None if searched is None else searched.iterations_per_s,
                 )
             )  # fmt: skip
     return rows

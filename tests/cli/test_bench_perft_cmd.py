@@ -97,3 +97,18 @@ def test_bench_mcts_measures_simulations_inside_the_search() -> None:
     assert row["search_per_s"] is not None and row["search_per_s"] > 0
     plain = runner.invoke(app, ["bench", *args[2:], "--games", "peg", "--engine", "native"])
     assert json.loads(plain.stdout)["results"][0]["search_per_s"] is None  # only when asked
+
+
+def test_bench_measures_a_rule_file_and_its_compiled_tree() -> None:
+    """A .kif path runs on the GDL engine only; MCTS there walks the compiled tree."""
+    from ggpkit.games.registry import rules_path
+
+    path = str(rules_path("breakthrough-holes"))
+    args = ["bench", "--mcts", "--json", "--seconds", "0.05", "--repeat", "1", "--games", path]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.stdout)["results"]
+    assert row["engine"] == "gdl" and row["playouts_per_s"] > 0
+    # one playout per iteration at most in a compiled tree with 64-lane leaves: more sims
+    assert row["search_iterations_per_s"] > 0
+    assert row["search_per_s"] >= row["search_iterations_per_s"]
