@@ -129,19 +129,19 @@ def bench_command(
     )
     rows: list[BenchRow] = []
     with stderr_progress(*columns) as progress:
-        task = progress.add_task("benchmarking", total=len(names) * len(engines))
-        for name in names:  # one (game, engine) pair at a time, so the bar counts pairs
-            for eng in engines:
-                progress.update(task, description=f"{name} ({eng})")
-                rows += bench(
-                    [name],
-                    [eng],
-                    seconds,
-                    repeat,
-                    progress=lambda message: progress.update(task, description=message),
-                    search=mcts_speed if mcts else None,
-                )
-                progress.advance(task)
+        pairs = [(n, e) for n in names for e in (("gdl",) if n.endswith(".kif") else engines)]
+        task = progress.add_task("benchmarking", total=len(pairs))
+        for name, eng in pairs:  # one (game, engine) pair at a time, so the bar counts pairs
+            progress.update(task, description=f"{name} ({eng})")
+            rows += bench(
+                [name],
+                [eng],
+                seconds,
+                repeat,
+                progress=lambda message: progress.update(task, description=message),
+                search=mcts_speed if mcts else None,
+            )
+            progress.advance(task)
     if as_json:
         data = {
             "seconds": seconds,
