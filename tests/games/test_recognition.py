@@ -163,3 +163,18 @@ def test_rules_that_differ_are_left_to_the_gdl_engine(public: str, old: str, new
 def test_other_games_are_not_recognised() -> None:
     for name in ("ticTacToe", "pegEuro", "breakthroughSmall", "connectFour"):
         assert recognise(load_kif(public_text(name))) is None
+
+
+def test_mcts_plays_a_recognised_game_in_the_rules_names() -> None:
+    from ggpkit.agents.base import Limit
+    from ggpkit.agents.mcts import MCTSAgent
+
+    gdl = load_kif(Scrambler(public_text("breakthroughSmallHoles"), seed=4).rules)
+    game = recognise(gdl)
+    assert isinstance(game, RenamedGame)
+    role = game.roles[0]
+    agent = MCTSAgent(seed=1)
+    agent.start(game, role)
+    move = agent.select(game, game.initial_state(), role, Limit(playouts=500))
+    assert move in gdl.legal_moves(gdl.initial_state(), role)
+    assert set(agent.root_visits(role)) == set(gdl.legal_moves(gdl.initial_state(), role))
