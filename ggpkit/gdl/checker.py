@@ -4,7 +4,8 @@ The checks follow the GDL specification (Love et al., *General Game Playing: Gam
 Description Language Specification*) as real game managers apply it:
 
 * ``syntax``: the text cannot be read;
-* ``gdl2``: the game uses GDL-II (``sees``, the ``random`` role), which ggpkit does not play;
+* ``gdl2``: the game uses GDL-II (``sees``, with or without the ``random`` role), which ggpkit
+  does not play (a role named ``random`` alone is an ordinary GDL role);
 * ``missing``: a required relation (``role``, ``legal``, ``goal``, ``terminal``) is absent;
 * ``arity``: a relation used with different numbers of arguments, or a keyword with the
   wrong number;
@@ -155,19 +156,24 @@ def _atoms(rule: Rule) -> Iterable[tuple[Term, bool, bool]]:
 
 
 def _check_gdl2(rules: Sequence[Rule], report: _Report) -> None:
+    """GDL-II is told by ``sees``: imperfect information (and chance, by the role ``random``).
+
+    A role named ``random`` alone is no sign of it: in GDL it is an ordinary role, and
+    games such as beatMania use it so (ggp-base plays them as GDL).
+    """
+    chance = any(
+        isinstance(rule.head, Func)
+        and rule.head.name == "role"
+        and rule.head.args
+        and isinstance(rule.head.args[0], Const)
+        and rule.head.args[0].name == "random"
+        for rule in rules
+    )
     for rule in rules:
         for atom, _, _ in _atoms(rule):
             if relation(atom) == "sees":
-                report.error(atom, "gdl2", f"{GDL2_MESSAGE}: the game uses 'sees'")
-                return
-            if (
-                isinstance(atom, Func)
-                and atom.name == "role"
-                and atom.args
-                and isinstance(atom.args[0], Const)
-                and atom.args[0].name == "random"
-            ):
-                report.error(atom, "gdl2", f"{GDL2_MESSAGE}: the game has the role 'random'")
+                also = " and the role 'random'" if chance else ""
+                report.error(atom, "gdl2", f"{GDL2_MESSAGE}: the game uses 'sees'{also}")
                 return
 
 

@@ -119,13 +119,19 @@ def test_missing_required_relations() -> None:
 
 
 def test_gdl2_games_get_one_clear_error() -> None:
-    cases = (("(role random)", "'random'", 1), ("(<= (sees a x) (true (p 1)))", "'sees'", 5))
+    sees = "(<= (sees a x) (true (p 1)))"
+    cases = ((sees, "'sees'", 5), ("(role random) " + sees, "'random'", 19))
     for extra, what, col in cases:
         problems = errors(check_text(GOOD + extra + "\n", "g2.kif"))
         gdl2 = [p for p in problems if p.code == "gdl2"]
         assert len(gdl2) == 1
         assert GDL2_MESSAGE in gdl2[0].message and what in gdl2[0].message
         assert (gdl2[0].pos.line, gdl2[0].pos.col) == (9, col)
+
+
+def test_a_role_named_random_alone_is_plain_gdl() -> None:
+    """beatMania's role ``random`` is an ordinary role: only ``sees`` makes GDL-II."""
+    assert [p for p in check_text(GOOD + "(role random)\n") if p.code == "gdl2"] == []
 
 
 def test_negation_broken_by_constant_arguments_is_accepted() -> None:
