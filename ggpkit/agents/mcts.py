@@ -41,6 +41,7 @@ Why these choices:
   expansion, playouts, backups and proofs without the interpreter, at a large
   multiple of the Python tree's iterations. The choice of move, the best line of a
   one-player game, thoughts and root-parallel merging read its root statistics. A
+  ``leaf`` of 8 or more becomes a full 64-lane batch there (it costs the same). A
   state it cannot search (two roles choosing at once) sends the game back to the
   Python tree for the rest of the match. ``compiled=0`` keeps the Python tree.
 * **Limits.** The clock is read before every iteration and during descent and
@@ -66,6 +67,9 @@ DEFAULT_LIMIT = Limit(time=1.0)
 COLLECT_SECONDS = 0.05
 """Worker searches stop this much sooner, and are waited for this long after our own."""
 """Used when neither the spec nor the caller limits the search."""
+
+LANES = 64
+"""Playouts of one batch of the bit-parallel kernel: a compiled tree's leaf batch."""
 
 EXP3_GAMMA = 0.1
 """Exp3 exploration rate at simultaneous nodes (share of uniformly random choices)."""
@@ -344,13 +348,15 @@ class MCTSAgent(Agent):
         deadline: float,
     ) -> Term:
         """The search of :meth:`_select` run in the game's compiled tree."""
-        per_iteration = self.leaf if self._compiled and self.leaf >= 8 else 1
+        # A 64-lane batch costs the same for 8 playouts as for 64: fill it.
+        leaf = LANES if self._compiled and self.leaf >= 8 else self.leaf
+        per_iteration = leaf if leaf >= 8 else 1
         iterations = None if limit.playouts is None else -(-limit.playouts // per_iteration)
         seconds = None if deadline == math.inf else max(0.0, deadline - time.perf_counter())
         if seconds is None and iterations is None:
             iterations = 1
         seed = self.rng.getrandbits(63)
-        report = tree.search(state, seconds, iterations, self.c, self.leaf, seed)
+        report = tree.search(state, seconds, iterations, self.c, leaf, seed)
         self._report = report
         self.last_iterations = report.iterations
         self.last_playouts = round(report.playouts)
