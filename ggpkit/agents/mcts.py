@@ -44,6 +44,10 @@ Why these choices:
   ``leaf`` of 8 or more becomes a full 64-lane batch there (it costs the same). A
   state it cannot search (two roles choosing at once) sends the game back to the
   Python tree for the rest of the match. ``compiled=0`` keeps the Python tree.
+* **Puzzles with a hint.** In a one-role game that declares a ``hint`` (a solver that
+  answers while a person waits, such as peg's), the agent plays the hint's move: an
+  exact best move beats any sample. The hint solves the start once in :meth:`start`,
+  inside the start clock, so the moves that follow are answered from its memory.
 * **Limits.** The clock is read before every iteration and during descent and
   playouts, so the agent overshoots its time by at most one kernel playout.
 """
@@ -60,7 +64,7 @@ from typing import Any
 from ggpkit.agents.base import Agent, Limit, Thoughts
 from ggpkit.agents.root_parallel import SearchWorkers, merged_choice
 from ggpkit.games.api import Game, GameError
-from ggpkit.games.capabilities import TreeReport, TreeSearch
+from ggpkit.games.capabilities import Solver, TreeReport, TreeSearch
 from ggpkit.gdl.terms import Term
 
 DEFAULT_LIMIT = Limit(time=1.0)
@@ -179,6 +183,8 @@ class MCTSAgent(Agent):
         """The game's compiled tree, where it has one (and ``compiled`` allows it)."""
         self._report: TreeReport | None = None
         """The compiled tree's root statistics of the last search."""
+        self._hint: Solver | None = None
+        """A one-role game's declared hint, which then chooses the moves."""
         self.last_iterations = 0
         """Iterations (passes down the tree) of the last :meth:`select`."""
         self.last_playouts = 0
@@ -195,6 +201,8 @@ class MCTSAgent(Agent):
         self._reset(game)
         if self._compiled:
             game.playout_stats(game.initial_state(), 1, 0)
+        if self._hint is not None:
+            self._hint.solve(game, game.initial_state(), role)
         if self._workers is not None:
             self._workers.start(game, role)
 
@@ -249,6 +257,7 @@ class MCTSAgent(Agent):
         return Thoughts(value, shares, verdict)
 
     def _forget(self) -> None:
+        self._hint = None
         self._tree = None
         self._report = None
         self._game = None
@@ -264,6 +273,8 @@ class MCTSAgent(Agent):
         self._compiled = caps.compiled_playouts and len(game.roles) > 1
         if self.use_tree and caps.tree_search is not None:
             self._tree = caps.tree_search()
+        if len(game.roles) == 1 and caps.hint is not None:
+            self._hint = caps.hint()
 
     def root_value(self) -> tuple[float, ...] | None:
         """The proven value (goals / 100 per role) of the last searched state, if proven."""
@@ -305,6 +316,10 @@ class MCTSAgent(Agent):
         if not legal:
             raise ValueError(f"no legal move for {role}: the state is terminal")
         workers = self._workers if self._workers is not None and game is self._game else None
+        if self._hint is not None:
+            move = self._hint.solve(game, state, role).move
+            if move is not None:
+                return move
         if workers is not None:
             workers.ask(state, role, _sooner(limit, COLLECT_SECONDS))
         if self._tree is not None:

@@ -11,11 +11,11 @@ from __future__ import annotations
 import random
 import threading
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from ggpkit.games.api import Game, GameError, PlayoutStats
-from ggpkit.games.capabilities import Capabilities
+from ggpkit.games.capabilities import Capabilities, Solution, Solver
 from ggpkit.games.symbol_match import rename_term, symbols_of
 from ggpkit.gdl.terms import Term
 
@@ -65,7 +65,9 @@ class RenamedGame(Game[Hashable]):
         self.info = replace(
             inner.info,
             capabilities=Capabilities(
-                compiled_playouts=caps.compiled_playouts, compiled_perft=caps.compiled_perft
+                compiled_playouts=caps.compiled_playouts,
+                compiled_perft=caps.compiled_perft,
+                hint=None if caps.hint is None else _RenamedSolvers(caps.hint, self),
             ),
         )
         self._out: dict[Term, Term] = {}
@@ -152,3 +154,30 @@ class RenamedGame(Game[Hashable]):
 
     def render(self, state: Hashable) -> str:
         return self.inner.render(state)
+
+
+@dataclass(frozen=True, slots=True)
+class _RenamedSolvers:
+    """The inner game's hint, answering in the renamed game's names."""
+
+    make: Callable[[], Solver]
+    game: RenamedGame = field(compare=False)
+
+    def __call__(self) -> Solver:
+        return _RenamedSolver(self.make(), self.game)
+
+
+class _RenamedSolver:
+    """A solver of the inner game, asked and answering through the renaming."""
+
+    def __init__(self, solver: Solver, game: RenamedGame) -> None:
+        self.solver = solver
+        self.game = game
+
+    def solve(self, game: Game[Any], state: Hashable, role: str) -> Solution:
+        """See :class:`~ggpkit.games.capabilities.Solver`; ``game`` is the renamed game."""
+        renamed = self.game
+        own = self.solver.solve(renamed.inner, state, renamed.backward[role])
+        move = None if own.move is None else renamed._seen(own.move)
+        goals = {renamed.forward[r]: v for r, v in own.goals.items()}
+        return replace(own, goals=goals, move=move)

@@ -178,3 +178,21 @@ def test_mcts_plays_a_recognised_game_in_the_rules_names() -> None:
     move = agent.select(game, game.initial_state(), role, Limit(playouts=500))
     assert move in gdl.legal_moves(gdl.initial_state(), role)
     assert set(agent.root_visits(role)) == set(gdl.legal_moves(gdl.initial_state(), role))
+
+
+def test_mcts_scores_100_on_the_public_peg_scrambled_through_its_hint() -> None:
+    """The native hint answers through the renaming: every move is the rules' own."""
+    from ggpkit.agents.base import Limit
+    from ggpkit.agents.mcts import MCTSAgent
+
+    gdl = load_kif(Scrambler(public_text("peg"), seed=11).rules)
+    game = recognise(gdl)
+    assert isinstance(game, RenamedGame) and game.info.capabilities.hint is not None
+    role = gdl.roles[0]
+    agent = MCTSAgent(seed=1)
+    agent.start(game, role)
+    state, own = gdl.initial_state(), game.initial_state()
+    while not gdl.is_terminal(state):
+        move = agent.select(game, own, role, Limit(time=0.1))
+        state, own = gdl.next_state(state, [move]), game.next_state(own, [move])
+    assert gdl.goals(state) == {role: 100}
