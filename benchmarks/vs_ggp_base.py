@@ -1,0 +1,157 @@
+"""ggpkit's player against a ggp-base player, refereed by ggp-base's own game manager.
+
+Starts ggp-base's ``PlayerRunner`` (default SampleMonteCarloGamer) and ``ggpkit player``
+on two local ports, then for every game and both orders of the two roles has
+ggp-base's ``LocalMatchRunner`` run a match over the GGP protocol. Prints, per game,
+ggpkit's points (the mean goal), wins, draws, losses and the errors ggp-base's
+manager recorded for ggpkit's player (timeouts, illegal moves), and the totals.
+
+Needs ``java`` and ``../shared/ggp-base`` (a build of ggp-base; never shipped).
+
+    python benchmarks/vs_ggp_base.py --games connectFour,breakthroughSmall --playclock 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+GGP_BASE = ROOT.parent / "shared" / "ggp-base"
+GAMES = ROOT.parent / "shared" / "ggp-games"
+SEEDS = ["breakthroughSmallHoles", "checkersBarrelNoKings"]
+OTHERS = [
+    "connectFour", "breakthroughSmall", "pentago", "reversi", "nineBoardTicTacToe",
+    "knightThrough", "sheepAndWolf", "checkersSmall", "quarto", "connect5",
+]  # fmt: skip
+
+
+@dataclass
+class Tally:
+    """ggpkit's results on one game."""
+
+    points: list[int] = field(default_factory=list)
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    errors: int = 0
+
+
+def wait_for_port(port: int, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.2)
+    raise SystemExit(f"nothing listens on port {port} after {seconds:g} s")
+
+
+def start_players(
+    ours: int, theirs: int, agent: str, opponent: str
+) -> list[subprocess.Popen[bytes]]:
+    java = subprocess.Popen(
+        [str(GGP_BASE / "run.sh"), "PlayerRunner", str(theirs), opponent],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    python = subprocess.Popen(
+        [sys.executable, "-m", "ggpkit", "player", "--port", str(ours), "--agent", agent],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    wait_for_port(theirs, 60)
+    wait_for_port(ours, 60)
+    return [java, python]
+
+
+def play(game: str, out: Path, clocks: tuple[int, int], seats: list[tuple[int, str]]) -> Path:
+    """One match through ggp-base's manager; the path of its match JSON."""
+    before = set(out.glob("*.json"))
+    args = [str(GGP_BASE / "run.sh"), "LocalMatchRunner", str(GAMES / f"{game}.kif"), str(out)]
+    args += [str(clocks[0]), str(clocks[1])]
+    for port, name in seats:
+        args += ["127.0.0.1", str(port), name]
+    subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    made = set(out.glob("*.json")) - before
+    if not made:
+        raise RuntimeError(f"{game}: ggp-base's manager wrote no match record")
+    return made.pop()
+
+
+def score(record: Path, seat: int, tally: Tally) -> None:
+    data = json.loads(record.read_text())
+    goals = data.get("goalValues") or []
+    if len(goals) != 2:
+        tally.errors += 1
+        return
+    mine, theirs = goals[seat], goals[1 - seat]
+    tally.points.append(mine)
+    tally.wins += mine > theirs
+    tally.draws += mine == theirs
+    tally.losses += mine < theirs
+    for step in data.get("errors", []):
+        tally.errors += bool(step[seat])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", default=",".join(SEEDS + OTHERS))
+    parser.add_argument("--rounds", type=int, default=1, help="matches per role order")
+    parser.add_argument("--startclock", type=int, default=10)
+    parser.add_argument("--playclock", type=int, default=2)
+    parser.add_argument("--agent", default="mcts")
+    parser.add_argument("--opponent", default="SampleMonteCarloGamer")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--ports", default="9391,9392", help="ggpkit's port, then ggp-base's")
+    args = parser.parse_args()
+    if shutil.which("java") is None or not (GGP_BASE / "run.sh").is_file():
+        raise SystemExit("needs java and ../shared/ggp-base")
+    ours, theirs = (int(p) for p in args.ports.split(","))
+    players = start_players(ours, theirs, args.agent, args.opponent)
+    results: dict[str, Tally] = {}
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp)
+            for game in args.games.split(","):
+                tally = results.setdefault(game, Tally())
+                for _ in range(args.rounds):
+                    for seat in (0, 1):
+                        seats = [(theirs, args.opponent)] * 2
+                        seats[seat] = (ours, "ggpkit")
+                        record = play(game, out, (args.startclock, args.playclock), seats)
+                        score(record, seat, tally)
+                        print(f"{game} ggpkit as role {seat}: {tally.points[-1:]}", flush=True)
+    finally:
+        for p in players:
+            p.terminate()
+    report(results, args.json)
+
+
+def report(results: dict[str, Tally], as_json: bool) -> None:
+    if as_json:
+        print(json.dumps({g: t.__dict__ for g, t in results.items()}, indent=2))
+        return
+    print(f"{'game':24s} {'points':>7s} {'W':>3s} {'D':>3s} {'L':>3s} {'errors':>6s}")
+    total = Tally()
+    for game, t in results.items():
+        mean = sum(t.points) / max(1, len(t.points))
+        print(f"{game:24s} {mean:7.1f} {t.wins:3d} {t.draws:3d} {t.losses:3d} {t.errors:6d}")
+        total.points += t.points
+        total.wins, total.draws = total.wins + t.wins, total.draws + t.draws
+        total.losses, total.errors = total.losses + t.losses, total.errors + t.errors
+    n = max(1, len(total.points))
+    print(
+        f"{'all':24s} {sum(total.points) / n:7.1f} {total.wins:3d} {total.draws:3d} "
+        f"{total.losses:3d} {total.errors:6d}   wins {total.wins / n:.0%}"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+"""The ggp-base strength benchmark runs end to end (never a speed or a strength asserted)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+GGP_BASE = ROOT.parent / "shared" / "ggp-base"
+GAMES = ROOT.parent / "shared" / "ggp-games"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.mark.skipif(
+    shutil.which("java") is None or not GGP_BASE.is_dir() or not GAMES.is_dir(),
+    reason="needs java, ../shared/ggp-base and ../shared/ggp-games",
+)
+def test_both_role_orders_are_played_and_scored() -> None:
+    ports = f"{free_port()},{free_port()}"
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "vs_ggp_base.py"), "--games", "ticTacToe",
+           "--startclock", "5", "--playclock", "1", "--opponent", "RandomGamer", "--json",
+           "--ports", ports]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    tally = json.loads(done.stdout[done.stdout.index("{") :])["ticTacToe"]
+    assert len(tally["points"]) == 2  # one match in each role
+    assert tally["wins"] + tally["draws"] + tally["losses"] == 2
+    assert all(p in (0, 50, 100) for p in tally["points"])
