@@ -110,6 +110,7 @@ def main() -> None:
     parser.add_argument("--opponent", default="SampleMonteCarloGamer")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--ports", default="9391,9392", help="ggpkit's port, then ggp-base's")
+    parser.add_argument("--out", type=Path, help="keep the match records here (default: none)")
     args = parser.parse_args()
     if shutil.which("java") is None or not (GGP_BASE / "run.sh").is_file():
         raise SystemExit("needs java and ../shared/ggp-base")
@@ -118,7 +119,8 @@ def main() -> None:
     results: dict[str, Tally] = {}
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            out = Path(tmp)
+            out = args.out or Path(tmp)
+            out.mkdir(parents=True, exist_ok=True)
             for game in args.games.split(","):
                 tally = results.setdefault(game, Tally())
                 for _ in range(args.rounds):
@@ -127,7 +129,8 @@ def main() -> None:
                         seats[seat] = (ours, "ggpkit")
                         record = play(game, out, (args.startclock, args.playclock), seats)
                         score(record, seat, tally)
-                        print(f"{game} ggpkit as role {seat}: {tally.points[-1:]}", flush=True)
+                        line = f"{game} ggpkit as role {seat}: {tally.points[-1:]} ({record.name})"
+                        print(line, flush=True)
     finally:
         for p in players:
             p.terminate()
