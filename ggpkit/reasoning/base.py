@@ -78,6 +78,12 @@ def call_with_default_limit(seconds: float, fn: Callable[..., R], *args: Any) ->
         _limits.deadline = None
 
 
+def current_time_limit() -> tuple[float, float] | None:
+    """This thread's current limit: (monotonic deadline, seconds it was set for), or None."""
+    limit: tuple[float, float] | None = getattr(_limits, "deadline", None)
+    return limit
+
+
 def check_time_limit() -> None:
     """Raise QueryTimeLimitError if this thread's :func:`time_limit` has passed."""
     limit: tuple[float, float] | None = getattr(_limits, "deadline", None)

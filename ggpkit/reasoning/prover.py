@@ -17,7 +17,9 @@ How it works, and why this way:
   state and are asked with bound arguments (an accumulator recursion such as a
   piece count would otherwise derive every partial count of every cell).
 * Static relations (ground facts and rules that do not depend on the state)
-  are materialised once per game as indexed tables. Every other derived
+  are materialised once per game as indexed tables, unless listing one takes
+  over ``STATIC_SECONDS`` (sudoku's ten-argument ``exactlyFirst`` has 387
+  million facts): that one is answered on demand like a state relation. Every other derived
   relation is answered on demand for the arguments a rule body asks (top-down,
   memoised per context): materialising all of a 7-argument helper of
   chess (``threatened_with_capture``) would take minutes, asking it for the
@@ -39,6 +41,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -54,9 +57,12 @@ from ggpkit.gdl.terms import Const, Func, Term, Var, is_ground
 from ggpkit.reasoning.base import (
     BatchPlayouts,
     Propositions,
+    QueryTimeLimitError,
     ReasonerError,
     call_with_default_limit,
     check_time_limit,
+    current_time_limit,
+    time_limit,
 )
 
 # Internal values: a ground value is ``str | tuple``; a pattern may also hold ``int`` slots.
@@ -463,6 +469,9 @@ class _Program:
 _ALL_ARGS = [tuple(range(1, n)) for n in range(64)]  # argument positions of an n-tuple atom
 _Key = tuple[str, tuple[int, ...], tuple[Any, ...]]
 _TABLE_LIMIT = 256  # tabled calls per component and context before materialising it
+STATIC_SECONDS = 1.0
+"""Longest the materialisation of one static relation may take before it is answered on
+demand instead (see ``_Db._materialise_static``)."""
 QUERY_SECONDS = 120.0
 """Longest one query (legal, next, terminal, goal) may take when its caller set no limit."""
 _TICKS_PER_CHECK = 1023  # joins look at the caller's time limit every 1024 steps (a mask)
@@ -533,8 +542,55 @@ class _Db:
             facts = prog.base.get(rel) or _Rel()
             self.rels[rel] = facts
             return facts
+        if self.level == _STATIC and not prog.recursive[comp]:
+            if not self._materialise_static(rel, comp):
+                return self.get(rel)  # now answered on demand: every answer, as asked
+            return self.rels[rel]
         self._compute(comp)
         return self.rels[rel]
+
+    def materialised(self, rel: str) -> _Rel | None:
+        """Every fact of ``rel``, or None when it is (or just became) answered on demand."""
+        if self._lazy(rel):
+            return None
+        found = self.rels.get(rel)
+        if found is not None:
+            return found
+        db = self._owner(rel)
+        if db is not self:
+            return db.materialised(rel)
+        comp = self.prog.comp_of.get(rel)
+        if (
+            self.level == _STATIC
+            and comp is not None
+            and rel in self.prog.rules_by_rel
+            and not self.prog.recursive[comp]
+            and not self._materialise_static(rel, comp)
+        ):
+            return None
+        return self.get(rel)
+
+    def _materialise_static(self, rel: str, comp: int) -> bool:
+        """Compute every fact of a static relation, unless that takes over ``STATIC_SECONDS``.
+
+        Most static relations are small tables (``succ``, ``adjacent``) best computed
+        once. Some are not meant to be listed: sudoku's ``exactlyFirst`` has ten
+        arguments and 387 million facts, and is only ever asked with all of them bound.
+        A relation that takes too long is answered on demand from then on (per call,
+        memoised in this static context), which is always correct.
+        """
+        outer: tuple[float, float] | None = current_time_limit()
+        try:
+            with time_limit(STATIC_SECONDS):
+                self._compute(comp)
+        except QueryTimeLimitError:
+            for member in self.prog.comps[comp]:
+                self.rels.pop(member, None)
+            if outer is not None and time.monotonic() > outer[0]:
+                raise  # the caller's limit, not the materialisation's
+            self.prog.demand.add(rel)
+            return False
+        return True
 
     def query(self, rel: str, positions: tuple[int, ...], key: tuple[Any, ...]) -> Iterable[Any]:
         """The facts of ``rel`` whose arguments at ``positions`` are ``key``."""
@@ -548,8 +604,9 @@ class _Db:
                 db = self._owner(rel)
                 if rel not in db.rels:
                     return db._tabled(rel, positions, key)
-            facts = self.get(rel)
-            return facts.lookup(_positions_spec(positions), key) if positions else facts.facts
+            facts = self.materialised(rel)
+            if facts is not None:
+                return facts.lookup(_positions_spec(positions), key) if positions else facts.facts
         db = self._owner(rel)
         if db is not self:
             return db.query(rel, positions, key)
@@ -622,8 +679,9 @@ class _Db:
 
     def holds(self, rel: str, value: Any) -> bool:
         """True when the ground atom ``value`` of ``rel`` holds."""
-        if not self._lazy(rel):
-            return value in self.get(rel).facts
+        facts = self.materialised(rel)
+        if facts is not None:
+            return value in facts.facts
         if type(value) is not tuple:
             return bool(self.query(rel, (), ()))
         n = len(value)
@@ -684,15 +742,17 @@ class _Db:
                     return
                 prebound |= _slots_of(head[p])
         sizes: list[float] = []
-        lazy = [self._lazy(rel) for rel, _ in cr.pos_lits]
+        lazy: list[bool] = []
         for i, (rel, _) in enumerate(cr.pos_lits):
+            facts = None if i == delta_step else self.materialised(rel)
+            lazy.append(i != delta_step and facts is None)
             if i == delta_step:
                 assert delta is not None
                 sizes.append(float(len(delta.facts)))
-            elif lazy[i]:
+            elif facts is None:
                 sizes.append(-1.0)
             else:
-                sizes.append(float(len(self.get(rel).facts)))
+                sizes.append(float(len(facts.facts)))
         plan_key = (delta_step, positions, tuple(int(n).bit_length() for n in sizes))
         steps = cr.plans.get(plan_key)
         if steps is None:

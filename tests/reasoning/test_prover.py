@@ -305,3 +305,30 @@ def test_a_query_with_no_limit_from_its_caller_still_ends(monkeypatch: pytest.Mo
         prover.legal(prover.initial(), 0)
     with time_limit(600):  # the caller's own limit holds instead of the default
         assert prover.legal(prover.initial(), 0)
+
+
+# A static relation of 20^6 = 64 million facts that the rules only ever ask with every
+# argument bound (as sudoku's ``exactlyFirst``, 387 million facts).
+HUGE_STATIC = (
+    "(role p) (init (cell 1)) (init (cell 2))"
+    + " ".join(f"(n {i})" for i in range(20))
+    + "(<= (allowed ?a ?b ?c ?d ?e ?f) (n ?a) (n ?b) (n ?c) (n ?d) (n ?e) (n ?f)"
+    "   (distinct ?a 19))"
+    "(<= (legal p (put ?x)) (n ?x) (true (cell ?y)) (allowed ?x ?y 3 4 5 6))"
+    "(<= (next (cell ?x)) (does p (put ?x)))"
+    "(<= terminal (true (cell 19)))"
+    "(<= (goal p 100) (true (cell ?x)) (allowed ?x ?x ?x ?x ?x ?x))"
+    "(<= (goal p 0) (true (cell 19)))"
+)
+
+
+def test_a_static_relation_too_big_to_list_is_answered_per_call() -> None:
+    prover = Prover(parse_rules(HUGE_STATIC))
+    state = prover.initial()
+    with time_limit(30):  # listing the relation would take far longer
+        moves = prover.legal(state, 0)
+        assert strs(moves) == sorted(f"(put {i})" for i in range(19))
+        assert prover.goal(state, 0) == 100
+        after = prover.next(state, [parse_term("(put 19)")])
+        assert prover.terminal(after)
+        assert prover.goal(after, 0) == 0
