@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import shutil
 import socket
 import subprocess
@@ -56,19 +57,19 @@ def wait_for_port(port: int, seconds: float) -> None:
 
 
 def start_players(
-    ours: int, theirs: int, agent: str, opponent: str
+    ours: int, theirs: int, agent: str, opponent: str, opponent_cmd: str | None
 ) -> list[subprocess.Popen[bytes]]:
-    java = subprocess.Popen(
-        [str(GGP_BASE / "run.sh"), "PlayerRunner", str(theirs), opponent],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+    command = [str(GGP_BASE / "run.sh"), "PlayerRunner", str(theirs), opponent]
+    if opponent_cmd is not None:
+        command = shlex.split(opponent_cmd.replace("{port}", str(theirs)))
+    other = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     python = subprocess.Popen(
         [sys.executable, "-m", "ggpkit", "player", "--port", str(ours), "--agent", agent],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     wait_for_port(theirs, 60)
     wait_for_port(ours, 60)
-    return [java, python]
+    return [other, python]
 
 
 def play(game: str, out: Path, clocks: tuple[int, int], seats: list[tuple[int, str]]) -> Path:
@@ -108,6 +109,11 @@ def main() -> None:
     parser.add_argument("--playclock", type=int, default=2)
     parser.add_argument("--agent", default="mcts")
     parser.add_argument("--opponent", default="SampleMonteCarloGamer")
+    parser.add_argument(
+        "--opponent-cmd",
+        help="run this player instead of a ggp-base one, {port} replaced by its port (e.g. "
+        "another install of ggpkit: '/old/venv/bin/python -m ggpkit player --port {port}')",
+    )
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--ports", default="9391,9392", help="ggpkit's port, then ggp-base's")
     parser.add_argument("--out", type=Path, help="keep the match records here (default: none)")
@@ -115,7 +121,7 @@ def main() -> None:
     if shutil.which("java") is None or not (GGP_BASE / "run.sh").is_file():
         raise SystemExit("needs java and ../shared/ggp-base")
     ours, theirs = (int(p) for p in args.ports.split(","))
-    players = start_players(ours, theirs, args.agent, args.opponent)
+    players = start_players(ours, theirs, args.agent, args.opponent, args.opponent_cmd)
     results: dict[str, Tally] = {}
     try:
         with tempfile.TemporaryDirectory() as tmp:
