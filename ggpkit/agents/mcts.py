@@ -44,6 +44,9 @@ Why these choices:
   ``leaf`` of 8 or more becomes a full 64-lane batch there (it costs the same). A
   state it cannot search (two roles choosing at once) sends the game back to the
   Python tree for the rest of the match. ``compiled=0`` keeps the Python tree.
+  ``mast=1`` makes its playouts choose moves by MAST (epsilon-greedy on each move's
+  mean reward in earlier playouts of the match, one playout per leaf); off by
+  default until an arena shows it helps (see DEVELOPERS.md).
 * **Puzzles with a hint.** In a one-role game that declares a ``hint`` (a solver that
   answers while a person waits, such as peg's), the agent plays the hint's move: an
   exact best move beats any sample. The hint solves the start once in :meth:`start`,
@@ -164,6 +167,7 @@ class MCTSAgent(Agent):
         leaf: int = 8,
         threads: int = 1,
         compiled: int = 1,
+        mast: int = 0,
     ) -> None:
         self.limit = limit or Limit()
         self.c = c
@@ -179,6 +183,8 @@ class MCTSAgent(Agent):
         self._best_line: list[tuple[Hashable, Term]] = []
         self._compiled = False
         self.use_tree = bool(compiled)
+        self.mast = bool(mast)
+        """Playouts in the compiled tree choose moves by MAST (one playout per leaf)."""
         self._tree: TreeSearch | None = None
         """The game's compiled tree, where it has one (and ``compiled`` allows it)."""
         self._report: TreeReport | None = None
@@ -371,7 +377,7 @@ class MCTSAgent(Agent):
         if seconds is None and iterations is None:
             iterations = 1
         seed = self.rng.getrandbits(63)
-        report = tree.search(state, seconds, iterations, self.c, leaf, seed)
+        report = tree.search(state, seconds, iterations, self.c, leaf, seed, mast=self.mast)
         self._report = report
         self.last_iterations = report.iterations
         self.last_playouts = round(report.playouts)

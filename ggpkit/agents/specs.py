@@ -80,10 +80,12 @@ AGENTS: dict[str, _Kind] = {
             "leaf": _positive_int,
             "threads": _positive_int,
             "compiled": _zero_or_one,
+            "mast": _zero_or_one,
         },
         "UCT Monte Carlo tree search (time s, playouts per move, exploration c, "
         "leaf playouts per new node, threads: parallel searches, one per core, "
-        "compiled=0: the tree in Python even where the game has a compiled one)",
+        "compiled=0: the tree in Python even where the game has a compiled one, "
+        "mast=1: compiled-tree playouts choose moves by MAST)",
     ),
     "alphabeta": _Kind(
         "ggpkit.agents.alphabeta:AlphaBetaAgent",

@@ -134,8 +134,10 @@ class TreeSearch(Protocol):
         c: float,
         leaf: int,
         seed: int,
+        mast: bool = False,
     ) -> TreeReport:
-        """Search ``state`` within the limits (UCB constant ``c``, ``leaf`` playouts per leaf).
+        """Search ``state`` within the limits (UCB constant ``c``, ``leaf`` playouts per leaf;
+        ``mast``: playouts choose moves by MAST, one playout per leaf).
 
         Raises :class:`~ggpkit.games.api.GameError` where it cannot search the game (two
         roles choosing at once): the agent then searches another way.

@@ -37,12 +37,14 @@ class PropnetTree:
         c: float,
         leaf: int,
         seed: int,
+        mast: bool = False,
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch`."""
         if not isinstance(state, bytes):
             raise GameError(f"{self.name}: not a state of this game: {state!r}")
+        bits = self.reasoner.bits(state)
         try:
-            found = self.tree.search(self.reasoner.bits(state), seconds, iterations, c, leaf, seed)
+            found = self.tree.search(bits, seconds, iterations, c, leaf, seed, mast=mast)
         except ReasonerError as e:
             raise GameError(f"{self.name}: {e}") from None
         net = self.reasoner.net

@@ -31,6 +31,9 @@ MAX_DEPTH = 4096
 LINE_LENGTH = 100_000
 """Moves a one-role game's best line can hold (the playouts' step limit)."""
 
+MAST_MOVES = 100_000
+"""Moves of one playout MAST credits at its end (the rest of a longer playout is not)."""
+
 BATCH_SECONDS = 0.01
 """Each compiled call runs about this long, so the clock is read that often."""
 
@@ -84,6 +87,10 @@ class PropnetTreeSearch:
         self._line = np.zeros(LINE_LENGTH, dtype=np.int64)
         self._best_line = np.zeros(LINE_LENGTH, dtype=np.int64)
         self._best = np.zeros(2, dtype=np.float64)
+        self._mast = np.zeros((int(net.move_start[-1]), 2), dtype=np.float64)
+        """MAST's reward sum and count per legal literal, kept for the whole match."""
+        self._no_mast = np.zeros((0, 2), dtype=np.float64)
+        self._played = np.zeros(MAST_MOVES, dtype=np.int64)
         self._prepared = False
 
     def search(
@@ -95,9 +102,11 @@ class PropnetTreeSearch:
         leaf: int,
         seed: int,
         max_steps: int = 100_000,
+        mast: bool = False,
     ) -> RootReport:
         """Search from the state ``bits`` (one byte per base proposition) within the limits.
 
+        ``mast``: playouts choose moves by MAST (one playout per leaf) instead of at random.
         At least one limit must be given. Raises :class:`SimultaneousMovesError` when a
         state with two choosing roles is met, ReasonerError on broken rules.
         """
@@ -114,7 +123,7 @@ class PropnetTreeSearch:
         while done < budget and time.perf_counter() < deadline:
             n = int(min(batch, budget - done))
             t0 = time.perf_counter()
-            code, ran, played = self._run(n, c, leaf, rng, max_steps)
+            code, ran, played = self._run(n, c, leaf, rng, max_steps, mast)
             done += int(ran)
             playouts += float(played)
             if code == sk.STOP_PROVEN:
@@ -128,12 +137,13 @@ class PropnetTreeSearch:
         return self._report(done, playouts)
 
     def _run(
-        self, n: int, c: float, leaf: int, rng: np.random.Generator, max_steps: int
+        self, n: int, c: float, leaf: int, rng: np.random.Generator, max_steps: int, mast: bool
     ) -> tuple[int, int, float]:
         code, ran, played = sk.iterate(
             self._arrays, self._work, self._val, self._val64, self._tree, self._sizes,
             self._root, n, c, leaf, np.uint64(rng.integers(0, 2**63)), max_steps,
             self._path_n, self._path_e, self._reward, self._line, self._best_line, self._best,
+            self._mast if mast else self._no_mast, self._played,
         )  # fmt: skip
         return int(code), int(ran), float(played)
 

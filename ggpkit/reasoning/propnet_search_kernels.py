@@ -41,6 +41,8 @@ from ggpkit.reasoning.propnet_kernels import (
 STOP_DONE, STOP_PROVEN, STOP_SIMULTANEOUS, STOP_NO_LEGAL, STOP_GOAL, STOP_TOO_LONG = range(6)
 
 TOP = 1.0 - 1e-9
+MAST_EPSILON = 0.4
+"""MAST plays a random move this often, else the best one on record (CadiaPlayer's value)."""
 
 
 @njit(cache=True, nogil=True)
@@ -154,16 +156,23 @@ def goals(net, val, out):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
-def random_playout(net, work, val, rng, max_steps, reward, line, line_len, record):  # type: ignore[no-untyped-def]
-    """Random play from ``val``'s state to the end: (stop code, rng, line length).
+def random_playout(  # type: ignore[no-untyped-def]
+    net, work, val, rng, max_steps, reward, line, line_len, record, mast, played
+):
+    """Play from ``val``'s state to the end: (stop code, rng, line length).
 
-    With ``record``, role 0's moves are appended to ``line`` from ``line_len`` on (a
-    one-role game keeps its best line).
+    Moves are uniformly random, or chosen by MAST when ``mast`` has a row per legal
+    literal (see :func:`_mast_move`); the moves played are then credited with their
+    role's reward at the end (``played`` holds them meanwhile). With ``record``, role
+    0's moves are appended to ``line`` from ``line_len`` on (a one-role game keeps its
+    best line).
     """
     legal_lits, move_start, terminal_lit = net[8], net[10], net[11]
     nroles = move_start.shape[0] - 1
     ks = work[7]
     tmp = work[10]
+    use_mast = mast.shape[0] > 0
+    nplayed = 0
     steps = 0
     while _lit(terminal_lit, val) == 0:
         if steps >= max_steps:
@@ -181,6 +190,14 @@ def random_playout(net, work, val, rng, max_steps, reward, line, line_len, recor
                         ks[r] = k
                         break
                     j -= 1
+            if use_mast and nl > 1:
+                rng, pick = _mast_move(
+                    ks[r], move_start[r], move_start[r + 1], legal_lits, val, mast, rng
+                )
+                ks[r] = pick
+            if use_mast and nplayed < played.shape[0]:
+                played[nplayed] = ks[r]
+                nplayed += 1
         if record and line_len < line.shape[0]:
             line[line_len] = ks[0]
             line_len += 1
@@ -188,7 +205,37 @@ def random_playout(net, work, val, rng, max_steps, reward, line, line_len, recor
         steps += 1
     if not goals(net, val, reward):
         return STOP_GOAL, rng, line_len
+    for i in range(nplayed):
+        k = played[i]
+        r = 0
+        while k >= move_start[r + 1]:
+            r += 1
+        mast[k, 0] += reward[r]
+        mast[k, 1] += 1.0
     return STOP_DONE, rng, line_len
+
+
+@njit(cache=True, nogil=True)
+def _mast_move(k, lo, hi, legal_lits, val, mast, rng):  # type: ignore[no-untyped-def]
+    """MAST, epsilon-greedy (Finnsson and Bjoernsson's CadiaPlayer): with probability
+    ``1 - MAST_EPSILON`` the legal move with the best mean reward over earlier playouts
+    (an untried move counts as a win, so each gets tried), else the random move ``k``.
+    The scan starts at ``k``, so ties go to a random one of the best."""
+    rng, e = rand_below(rng, 1000)
+    if e < MAST_EPSILON * 1000:
+        return rng, k
+    best = k
+    best_mean = -1.0
+    for i in range(hi - lo):
+        m = lo + (k - lo + i) % (hi - lo)
+        if _lit(legal_lits[m], val) == 0:
+            continue
+        n = mast[m, 1]
+        mean = 1.0 if n == 0 else mast[m, 0] / n
+        if mean > best_mean:
+            best_mean = mean
+            best = m
+    return rng, best
 
 
 @njit(cache=True, nogil=True)
@@ -345,18 +392,20 @@ def try_prove(node, tree):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
-def _leaf_value(net, work, val, val64, bits, rng, leaf, max_steps, reward, line, line_len):  # type: ignore[no-untyped-def]
+def _leaf_value(  # type: ignore[no-untyped-def]
+    net, work, val, val64, bits, rng, leaf, max_steps, reward, line, line_len, mast, played
+):
     """Evaluate the leaf ``val`` holds (state ``bits``): (code, rng, weight, line length).
 
-    ``leaf`` >= 8 playouts 64 at a time in games of several roles, else one playout in
-    place (recording role 0's moves in one-role games).
+    ``leaf`` >= 8 playouts 64 at a time in games of several roles without MAST, else
+    one playout in place (recording role 0's moves in one-role games).
     """
     nroles = net[10].shape[0] - 1
     if _lit(net[11], val) != 0:
         if not goals(net, val, reward):
             return STOP_GOAL, rng, 0.0, line_len
         return STOP_DONE, rng, 1.0, line_len
-    if leaf >= 8 and nroles > 1:
+    if leaf >= 8 and nroles > 1 and mast.shape[0] == 0:
         seed = np.int64(rng >> np.uint64(1))
         rng, _j = rand_below(rng, 2)
         done, _moves, sums, err = playouts64(
@@ -369,7 +418,7 @@ def _leaf_value(net, work, val, val64, bits, rng, leaf, max_steps, reward, line,
             reward[r] = sums[r] / (100.0 * done)
         return STOP_DONE, rng, float(done), line_len
     code, rng, line_len = random_playout(
-        net, work, val, rng, max_steps, reward, line, line_len, nroles == 1
+        net, work, val, rng, max_steps, reward, line, line_len, nroles == 1, mast, played
     )
     return code, rng, 1.0, line_len
 
@@ -393,7 +442,7 @@ def _backup(tree, path_n, path_e, depth, node, reward, weight):  # type: ignore[
 @njit(cache=True, nogil=True)
 def iterate(  # type: ignore[no-untyped-def]
     net, work, val, val64, tree, sizes, root, iterations, c, leaf, seed, max_steps,
-    path_n, path_e, reward, line, best_line, best,
+    path_n, path_e, reward, line, best_line, best, mast, played,
 ):  # fmt: skip
     """Run up to ``iterations`` UCT iterations from ``root``: (stop code, iterations, playouts).
 
@@ -436,7 +485,7 @@ def iterate(  # type: ignore[no-untyped-def]
                 if nedge[node] < 0 or depth > 0:
                     code, rng, weight, line_len = _leaf_value(
                         net, work, val, val64, bits[node], rng, leaf, max_steps, reward, line,
-                        line_len,
+                        line_len, mast, played,
                     )  # fmt: skip
                     if code != STOP_DONE:
                         return code, it, playouts
@@ -444,8 +493,9 @@ def iterate(  # type: ignore[no-untyped-def]
                     break
             if depth >= path_n.shape[0]:  # deeper than the path can hold: a leaf
                 code, rng, weight, line_len = _leaf_value(
-                    net, work, val, val64, bits[node], rng, leaf, max_steps, reward, line, line_len
-                )
+                    net, work, val, val64, bits[node], rng, leaf, max_steps, reward, line, line_len,
+                    mast, played,
+                )  # fmt: skip
                 if code != STOP_DONE:
                     return code, it, playouts
                 playouts += weight
@@ -466,8 +516,9 @@ def iterate(  # type: ignore[no-untyped-def]
                 ch = new_node(tmp, tree, sizes)
                 if ch < 0:  # the node arrays are full: this state is a leaf
                     code, rng, weight, line_len = _leaf_value(
-                        net, work, val, val64, tmp, rng, leaf, max_steps, reward, line, line_len
-                    )
+                        net, work, val, val64, tmp, rng, leaf, max_steps, reward, line, line_len,
+                        mast, played,
+                    )  # fmt: skip
                     if code != STOP_DONE:
                         return code, it, playouts
                     playouts += weight

@@ -45,8 +45,9 @@ def random_state(game: Game[Any], plies: int, rng: random.Random) -> Any:
     return state
 
 
+@pytest.mark.parametrize("mast", [False, True])
 @pytest.mark.parametrize(("name", "plies"), [("ticTacToe", 3), ("ticTacToe", 5), ("nim1", 0)])
-def test_proven_values_are_the_generic_solvers(name: str, plies: int) -> None:
+def test_proven_values_are_the_generic_solvers(name: str, plies: int, mast: bool) -> None:
     game = public(name)
     rng = random.Random(plies)
     solver = GenericSolver(game)
@@ -55,7 +56,8 @@ def test_proven_values_are_the_generic_solvers(name: str, plies: int) -> None:
         state = random_state(game, plies, rng)
         if game.is_terminal(state):
             continue
-        report = tree_of(game).search(state, None, 200_000, 1.4, 1, rng.randrange(1000))
+        seed = rng.randrange(1000)
+        report = tree_of(game).search(state, None, 200_000, 1.4, 1, seed, mast=mast)
         assert report.proven is not None, "small positions are proven within the iterations"
         exact = solver.value(state)
         assert {r: round(100 * v) for r, v in report.proven.items()} == exact
@@ -93,9 +95,10 @@ def test_a_search_from_a_child_continues_the_tree() -> None:
     assert sum(again.visits) > 10  # the visits it had below the first root are kept
 
 
-def test_the_best_line_of_a_puzzle_scores_what_it_claims() -> None:
+@pytest.mark.parametrize("mast", [False, True])
+def test_the_best_line_of_a_puzzle_scores_what_it_claims(mast: bool) -> None:
     game = ggpkit.load("peg", engine="gdl")
-    report = tree_of(game).search(game.initial_state(), None, 3000, 1.4, 1, 3)
+    report = tree_of(game).search(game.initial_state(), None, 3000, 1.4, 1, 3, mast=mast)
     assert report.best_line and report.best_value > 0
     state = game.initial_state()
     for move in report.best_line:
@@ -125,3 +128,16 @@ def test_compiled_0_keeps_the_python_tree() -> None:
     agent.start(game, "xplayer")
     agent.select(game, game.initial_state(), "xplayer", Limit(playouts=200))
     assert agent._report is None and agent._root is not None
+
+
+def test_mast_credits_the_moves_of_its_playouts_with_their_rewards() -> None:
+    game = public("connectFour")
+    tree = tree_of(game)
+    stats = tree.tree._mast  # type: ignore[attr-defined]
+    tree.search(game.initial_state(), None, 300, 1.4, 64, 5)
+    assert stats[:, 1].sum() == 0, "MAST learns nothing while it is off"
+    report = tree.search(game.initial_state(), None, 300, 1.4, 64, 5, mast=True)
+    assert report.playouts == report.iterations == 300, "one playout per leaf"
+    counts, sums = stats[:, 1], stats[:, 0]
+    assert counts.sum() >= 300 * 7, "every playout plays at least 7 moves, each credited"
+    assert (sums <= counts).all() and (sums >= 0).all(), "rewards are within 0..1"
