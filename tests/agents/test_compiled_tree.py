@@ -111,8 +111,8 @@ def test_mcts_searches_in_the_compiled_tree_and_takes_a_win_in_one() -> None:
     game = public("ticTacToe")
     state = game.initial_state()
     # x: (1,1) (1,2); o: (2,1) (2,2); x to play and win with (mark 1 3)
-    for move in ["(mark 1 1)", "(mark 2 1)", "(mark 1 2)", "(mark 2 2)"]:
-        state = game.play(state, move)
+    for text in ["(mark 1 1)", "(mark 2 1)", "(mark 1 2)", "(mark 2 2)"]:
+        state = game.play(state, text)
     agent = MCTSAgent(seed=1)
     agent.start(game, "xplayer")
     move = agent.select(game, state, "xplayer", Limit(playouts=2000))
