@@ -61,7 +61,7 @@ import gc
 import math
 import random
 import time
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 from ggpkit.agents.base import Agent, Limit, Thoughts
@@ -222,8 +222,9 @@ class MCTSAgent(Agent):
         """The searcher of worker ``index``: the same settings, its own random stream."""
         seed = self.rng.randrange(2**63)
         return MCTSAgent(
-            self.limit, self.c, seed, self.max_nodes, self.leaf, compiled=int(self.use_tree)
-        )
+            self.limit, self.c, seed, self.max_nodes, self.leaf,
+            compiled=int(self.use_tree), mast=int(self.mast),
+        )  # fmt: skip
 
     def root_visits(self, role: str) -> dict[Term, int]:
         """How often the last search tried each of ``role``'s moves at its root."""
@@ -231,12 +232,12 @@ class MCTSAgent(Agent):
             report = self._report
             if report.mover != role:
                 return {}
-            return {m: round(v) for m, v in zip(report.moves, report.visits, strict=True)}
+            return {report.moves[i]: round(report.visits[i]) for i in _candidates(report.exact)}
         root, game = self._root, self._game
         if root is None or game is None or root.terminal:
             return {}
         r = game.role_index(role)
-        return dict(zip(root.moves[r], root.counts[r], strict=True))
+        return {root.moves[r][i]: root.counts[r][i] for i in _candidates(self._exact(root, r))}
 
     def thoughts(self, role: str) -> Thoughts | None:
         """The last search's value for ``role`` and its most visited moves (top 3)."""
@@ -394,7 +395,9 @@ class MCTSAgent(Agent):
         if workers is None or report.proven is not None:
             return choice
         others = workers.collect(time.monotonic() + COLLECT_SECONDS)
-        return merged_choice(self.root_visits(role), others, choice)
+        own = self.root_visits(role)  # the moves this search has not proven worse
+        others = [{m: n for m, n in visits.items() if m in own} for visits in others]
+        return merged_choice(own, others, choice)
 
     def _keep_line(self, game: Game[Any], state: Hashable, report: TreeReport) -> None:
         """Keep the compiled search's best line when it beats the best line kept so far."""
@@ -651,18 +654,23 @@ class MCTSAgent(Agent):
         means = [s / n if n else -1.0 for s, n in zip(root.sums[r], counts, strict=True)]
         if len(root.choosers) != 1:
             return max(range(len(counts)), key=lambda i: (counts[i], means[i]))
-        proven: dict[int, float] = {}
-        for i in range(len(counts)):
-            child = root.kids[i]
-            if child is not None and child.proven is not None:
-                proven[i] = child.proven[r]
+        exact = self._exact(root, r)
+        proven = {i: v for i, v in enumerate(exact) if v is not None}
         if proven:
             best = max(proven.values())
             if best >= _TOP or len(proven) == len(counts):
                 return max(proven, key=lambda i: (proven[i], counts[i]))
-            candidates = [i for i in range(len(counts)) if proven.get(i, best) >= best]
-            return max(candidates, key=lambda i: (counts[i], means[i]))
-        return max(range(len(counts)), key=lambda i: (counts[i], means[i]))
+        return max(_candidates(exact), key=lambda i: (counts[i], means[i]))
+
+    @staticmethod
+    def _exact(root: _Node, r: int) -> list[float | None]:
+        """Per move of role ``r`` at ``root``: its proven value for ``r``, or None."""
+        if root.choosers != (r,):  # children are known by the one chooser's moves only
+            return [None] * len(root.counts[r])
+        out: list[float | None] = []
+        for child in root.kids:
+            out.append(None if child is None or child.proven is None else child.proven[r])
+        return out
 
     def _line_move(self, state: Hashable) -> Term | None:
         """In a one-player game, the next move of the best line seen, if it passes ``state``."""
@@ -676,15 +684,25 @@ class MCTSAgent(Agent):
 def _report_choice(report: TreeReport) -> int:
     """Index of the move to play: as :meth:`MCTSAgent._final_choice`, from root statistics."""
     visits, means, exact = report.visits, report.means, report.exact
-    order = range(len(visits))
     proven = {i: v for i, v in enumerate(exact) if v is not None}
     if proven:
         best = max(proven.values())
         if best >= _TOP or len(proven) == len(visits):
             return max(proven, key=lambda i: (proven[i], visits[i]))
-        candidates = [i for i in order if proven.get(i, best) >= best]
-        return max(candidates, key=lambda i: (visits[i], means[i]))
-    return max(order, key=lambda i: (visits[i], means[i]))
+    return max(_candidates(exact), key=lambda i: (visits[i], means[i]))
+
+
+def _candidates(exact: Sequence[float | None]) -> list[int]:
+    """Indexes of the root moves not proven worse than another move (``exact``: each
+    move's proven value for the mover, or None).
+
+    A move proven to lose may still have the most visits (it was searched a lot before
+    its proof): neither the choice nor the merge of parallel searches may pick it.
+    """
+    best = max((v for v in exact if v is not None), default=0.0)
+    if best <= 0.0 and None in exact:  # only losses are proven: any open move is as good
+        best = 1e-9
+    return [i for i, v in enumerate(exact) if v is None or v >= best]
 
 
 def _report_thoughts(report: TreeReport, role: str) -> Thoughts | None:

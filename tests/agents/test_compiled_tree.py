@@ -141,3 +141,39 @@ def test_mast_credits_the_moves_of_its_playouts_with_their_rewards() -> None:
     counts, sums = stats[:, 1], stats[:, 0]
     assert counts.sum() >= 300 * 7, "every playout plays at least 7 moves, each credited"
     assert (sums <= counts).all() and (sums >= 0).all(), "rewards are within 0..1"
+
+
+def test_a_move_proven_to_lose_is_never_chosen_nor_merged_however_visited() -> None:
+    from ggpkit.agents.mcts import _report_choice
+    from ggpkit.games.capabilities import TreeReport
+    from ggpkit.gdl.kif import parse_term
+
+    moves = tuple(parse_term(t) for t in ("(a)", "(b)", "(c)"))
+    report = TreeReport(
+        mover="x", moves=moves, visits=(900.0, 60.0, 40.0), means=(0.9, 0.5, 0.4),
+        exact=(0.0, None, None), proven=None, iterations=1000, playouts=1000.0,
+    )  # fmt: skip
+    assert _report_choice(report) == 1
+    agent = MCTSAgent(seed=1)
+    agent._report = report
+    assert agent.root_visits("x") == {moves[1]: 60, moves[2]: 40}, "what the workers' merge sees"
+
+
+def test_the_python_tree_never_plays_a_move_proven_to_lose_however_visited() -> None:
+    game = public("ticTacToe")
+    state = game.initial_state()
+    # x in opposite corners, o in the centre: o loses to a fork if it takes a corner
+    for text in ["(mark 1 1)", "(mark 2 2)", "(mark 3 3)"]:
+        state = game.play(state, text)
+    agent = MCTSAgent(seed=3, compiled=0)
+    agent.start(game, "oplayer")
+    agent.select(game, state, "oplayer", Limit(playouts=20000))
+    root = agent._root
+    assert root is not None
+    r = game.role_index("oplayer")
+    losing = [i for i, v in enumerate(agent._exact(root, r)) if v == 0.0]
+    assert losing, "the corner moves are proven lost"
+    for i in losing:  # give the proven losses the most visits: still never chosen
+        root.counts[r][i] = 10**6
+    assert agent._final_choice(root, r) not in losing
+    assert all(root.moves[r][i] not in agent.root_visits("oplayer") for i in losing)
