@@ -654,13 +654,7 @@ class MCTSAgent(Agent):
         means = [s / n if n else -1.0 for s, n in zip(root.sums[r], counts, strict=True)]
         if len(root.choosers) != 1:
             return max(range(len(counts)), key=lambda i: (counts[i], means[i]))
-        exact = self._exact(root, r)
-        proven = {i: v for i, v in enumerate(exact) if v is not None}
-        if proven:
-            best = max(proven.values())
-            if best >= _TOP or len(proven) == len(counts):
-                return max(proven, key=lambda i: (proven[i], counts[i]))
-        return max(_candidates(exact), key=lambda i: (counts[i], means[i]))
+        return _choose(self._exact(root, r), counts, means)
 
     @staticmethod
     def _exact(root: _Node, r: int) -> list[float | None]:
@@ -683,7 +677,12 @@ class MCTSAgent(Agent):
 
 def _report_choice(report: TreeReport) -> int:
     """Index of the move to play: as :meth:`MCTSAgent._final_choice`, from root statistics."""
-    visits, means, exact = report.visits, report.means, report.exact
+    return _choose(report.exact, report.visits, report.means)
+
+
+def _choose(exact: Sequence[float | None], visits: Sequence[float], means: Sequence[float]) -> int:
+    """The move to play from root statistics: a proven win, or the best proven value when
+    every move is proven; else the most visited move not proven worse than another."""
     proven = {i: v for i, v in enumerate(exact) if v is not None}
     if proven:
         best = max(proven.values())

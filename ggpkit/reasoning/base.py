@@ -86,7 +86,7 @@ def current_time_limit() -> tuple[float, float] | None:
 
 def check_time_limit() -> None:
     """Raise QueryTimeLimitError if this thread's :func:`time_limit` has passed."""
-    limit: tuple[float, float] | None = getattr(_limits, "deadline", None)
+    limit = current_time_limit()
     if limit is not None and time.monotonic() > limit[0]:
         raise QueryTimeLimitError(f"a query of the rules took longer than {limit[1]:g} s")
 

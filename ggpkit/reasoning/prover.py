@@ -542,7 +542,7 @@ class _Db:
             facts = prog.base.get(rel) or _Rel()
             self.rels[rel] = facts
             return facts
-        if self.level == _STATIC and not prog.recursive[comp]:
+        if self._on_budget(comp):
             if not self._materialise_static(rel, comp):
                 return self.get(rel)  # now answered on demand: every answer, as asked
             return self.rels[rel]
@@ -560,15 +560,14 @@ class _Db:
         if db is not self:
             return db.materialised(rel)
         comp = self.prog.comp_of.get(rel)
-        if (
-            self.level == _STATIC
-            and comp is not None
-            and rel in self.prog.rules_by_rel
-            and not self.prog.recursive[comp]
-            and not self._materialise_static(rel, comp)
-        ):
-            return None
+        if comp is not None and rel in self.prog.rules_by_rel and self._on_budget(comp):
+            return self.rels[rel] if self._materialise_static(rel, comp) else None
         return self.get(rel)
+
+    def _on_budget(self, comp: int) -> bool:
+        """True for a component listed within ``STATIC_SECONDS`` or not at all: a static
+        one outside any recursion (recursive static ones are always listed)."""
+        return self.level == _STATIC and not self.prog.recursive[comp]
 
     def _materialise_static(self, rel: str, comp: int) -> bool:
         """Compute every fact of a static relation, unless that takes over ``STATIC_SECONDS``.
@@ -578,6 +577,11 @@ class _Db:
         arguments and 387 million facts, and is only ever asked with all of them bound.
         A relation that takes too long is answered on demand from then on (per call,
         memoised in this static context), which is always correct.
+
+        The verdict goes into the program, which every thread shares: each thread's
+        static context makes the same attempt and reaches it too, and a thread that
+        listed the relation before still finds its list (answers do not depend on the
+        verdict, only speed does, so it may depend on the clock).
         """
         outer: tuple[float, float] | None = current_time_limit()
         try:
