@@ -33,7 +33,7 @@ def corpus_command(
         str,
         typer.Option(
             help="Reasoner: auto (propnet where grounding succeeds, as ggpkit.load), "
-            "prover (the reference) or propnet."
+            "prover (the reference), joincode (the prover as generated code) or propnet."
         ),
     ] = "auto",
     seed: Annotated[int, typer.Option(help="Seed of the random matches.")] = 0,

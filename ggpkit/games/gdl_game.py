@@ -5,9 +5,11 @@ checker (errors become one :class:`GdlCheckError` listing every problem as a
 ``file:line:col`` line) and pick a reasoner:
 
 * ``"prover"``: the reference prover (slow, simple, the oracle);
+* ``"joincode"``: the same prover with its join plans run as generated Python code
+  (``ggpkit.reasoning.join_code``): no grounding, faster on every game;
 * ``"propnet"``: the fast grounded propositional network (``ggpkit.reasoning.propnet``);
 * ``"auto"`` (default): the propnet when its module exists and grounding succeeds
-  within its limits, else the prover.
+  within its limits, else the join code.
 
 :class:`GdlGame` never knows which reasoner it runs on: it only talks to the
 ``Reasoner`` protocol, and turns :class:`ReasonerError` into :class:`GdlGameError`
@@ -46,7 +48,7 @@ from ggpkit.reasoning.prover import Prover
 if TYPE_CHECKING:  # the grounder (clingo) loads only when a propnet is built
     from ggpkit.reasoning.grounding import CompileReport
 
-REASONERS = ("auto", "prover", "propnet")
+REASONERS = ("auto", "prover", "joincode", "propnet")
 
 log = logging.getLogger("ggpkit.games")
 
@@ -333,11 +335,11 @@ def _make_reasoner(
             if reasoner == "propnet":
                 raise GdlGameError(f"the propnet reasoner cannot run this game: {e}") from None
             reason = str(e) if isinstance(e, ReasonerError) else f"{type(e).__name__}: {e}"
-            note = f"runs on the prover: the propnet could not be built ({reason})"
+            note = f"runs on the join code: the propnet could not be built ({reason})"
             log.warning("%s", note)
             notes = (note,)
     try:
-        return Prover(rules), notes, None
+        return Prover(rules, compiled=reasoner != "prover"), notes, None
     except ReasonerError as e:
         raise GdlGameError(str(e)) from None
 
@@ -366,7 +368,8 @@ def load_kif_text(
     game_name = Path(name).stem if name.endswith((".kif", ".gdl")) else name
     made, notes, compiled = _make_reasoner(rules, reasoner, timeout)
     game = GdlGame(rules, made, name=game_name, notes=notes)
-    compile_seconds = time.perf_counter() - checked if reasoner != "prover" else 0.0
+    grounded = reasoner not in ("prover", "joincode")
+    compile_seconds = time.perf_counter() - checked if grounded else 0.0
     game.load_report = LoadReport(parsed - began, checked - parsed, compile_seconds, compiled)
     return game
 

@@ -122,10 +122,10 @@ def gdl_loader(rules: str, seconds: float) -> Game[Any]:
 
 
 def prover_loader(rules: str, seconds: float) -> Game[Any]:
-    """Load rules on the reference prover: no grounding, ready in the time it takes to read."""
+    """Load rules on the join-code prover: no grounding, ready in the time it takes to read."""
     from ggpkit.games.gdl_game import load_kif_text
 
-    return load_kif_text(rules, "<START>", reasoner="prover")
+    return load_kif_text(rules, "<START>", reasoner="joincode")
 
 
 def message_head(text: str) -> tuple[str, str | None] | None:

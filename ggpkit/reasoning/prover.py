@@ -35,11 +35,16 @@ How it works, and why this way:
 
 States are frozensets of ground facts in the internal value form; ``facts``
 turns them back into terms.
+
+``Prover(rules, compiled=True)`` (the ``joincode`` reasoner) runs each join plan as
+generated Python code (``ggpkit.reasoning.join_code``) instead of interpreting it:
+same plans, same answers, about 1.5x faster. The interpreted prover stays the oracle.
 """
 
 from __future__ import annotations
 
 import functools
+import operator
 import threading
 import time
 from collections import OrderedDict
@@ -64,6 +69,7 @@ from ggpkit.reasoning.base import (
     current_time_limit,
     time_limit,
 )
+from ggpkit.reasoning.join_code import JoinFunction, compile_plan
 
 # Internal values: a ground value is ``str | tuple``; a pattern may also hold ``int`` slots.
 Value = Any
@@ -177,6 +183,36 @@ def _key_of(value: Any, spec: _Spec) -> tuple[Any, ...] | None:
     return tuple(out)
 
 
+_KeyFn = Callable[[Any], "tuple[Any, ...] | None"]
+
+
+@functools.lru_cache(maxsize=4096)
+def _key_function(spec: _Spec) -> _KeyFn:
+    """:func:`_key_of` for one spec, fast where every place is a top-level argument.
+
+    Why: building indexes is most of the prover's time on games such as amazons and
+    chess (relations of thousands of facts, indexed again for each state), and
+    almost every spec is a few top-level arguments, which ``itemgetter`` reads in C.
+    """
+    if not spec or any(kind != "v" or len(path) != 1 for path, kind in spec):
+        return functools.partial(_key_of, spec=spec)
+    places = [path[0] for path, _ in spec]
+    need = max(places) + 1
+    if len(places) == 1:
+        place = places[0]
+
+        def one(value: Any) -> tuple[Any, ...] | None:
+            return (value[place],) if type(value) is tuple and len(value) >= need else None
+
+        return one
+    getter = operator.itemgetter(*places)
+
+    def many(value: Any) -> tuple[Any, ...] | None:
+        return getter(value) if type(value) is tuple and len(value) >= need else None
+
+    return many
+
+
 def _positions_spec(positions: tuple[int, ...]) -> _Spec:
     return tuple(((p,), "v") for p in positions)
 
@@ -195,7 +231,7 @@ class _Rel:
             return False
         self.facts.add(value)
         for spec, idx in self.indexes.items():
-            k = _key_of(value, spec)
+            k = _key_function(spec)(value)
             if k is not None:
                 idx.setdefault(k, []).append(value)
         return True
@@ -204,8 +240,9 @@ class _Rel:
         idx = self.indexes.get(spec)
         if idx is None:
             idx = {}
+            key_of = _key_function(spec)
             for v in self.facts:
-                k = _key_of(v, spec)
+                k = key_of(v)
                 if k is not None:
                     idx.setdefault(k, []).append(v)
             self.indexes[spec] = idx
@@ -244,6 +281,8 @@ class _CRule:
     nslots: int
     text: str
     plans: dict[Any, tuple[_Step, ...]] = field(default_factory=dict, compare=False)
+    code: dict[Any, JoinFunction | None] = field(default_factory=dict, compare=False)
+    """Join code of each plan (the compiled prover only); None: interpret that plan."""
 
     def body_rels(self) -> list[tuple[str, bool]]:
         """(relation, negated) for every relation literal of the body."""
@@ -387,7 +426,9 @@ def _index_key(keys: tuple[tuple[str, Any], ...], env: list[Any]) -> tuple[Any, 
 class _Program:
     """Compiled rules: components in dependency order, each with its level."""
 
-    def __init__(self, rules: Sequence[Rule]) -> None:
+    def __init__(self, rules: Sequence[Rule], compiled: bool = False) -> None:
+        self.compiled = compiled
+        """Run join plans as generated code (``join_code``) instead of interpreting them."""
         crules: list[_CRule] = []
         # Ground facts are stored as relations, not rules (a table of 200 succ facts
         # must be one indexed lookup, not 200 rules to try).
@@ -762,6 +803,16 @@ class _Db:
         if steps is None:
             steps = _plan(cr, sizes, prebound)
             cr.plans[plan_key] = steps
+        if self.prog.compiled:
+            if plan_key not in cr.code:
+                cr.code[plan_key] = compile_plan(head, steps, prebound, delta_step)
+            code = cr.code[plan_key]
+            if code is not None:
+                before = self.ticks
+                self.ticks = before + 1 + code(self, env, out, lazy, delta)
+                if (before >> 10) != (self.ticks >> 10):
+                    check_time_limit()
+                return
         nsteps = len(steps)
         ticks = self.ticks + 1  # rule evaluations and join steps count alike
         if not ticks & _TICKS_PER_CHECK:
@@ -824,9 +875,13 @@ class _Db:
 
 def _collect(into: dict[str, _Rel], rel: str, values: list[Any], full: dict[str, _Rel]) -> None:
     known = full[rel].facts
-    for v in values:
-        if v not in known:
-            into.setdefault(rel, _Rel()).add(v)
+    fresh = [v for v in values if v not in known]
+    if fresh:
+        target = into.get(rel)
+        if target is None:
+            target = into[rel] = _Rel()
+        for v in fresh:
+            target.add(v)
 
 
 ProverState = frozenset[Any]
@@ -863,8 +918,10 @@ class Prover:
     relations once.
     """
 
-    def __init__(self, rules: Sequence[Rule], cache_size: int = 4096) -> None:
-        self._prog = _Program(rules)
+    def __init__(
+        self, rules: Sequence[Rule], cache_size: int = 4096, compiled: bool = False
+    ) -> None:
+        self._prog = _Program(rules, compiled)
         for rel, most in (("legal", _STATE), ("goal", _STATE), ("terminal", _STATE)):
             if self._prog.level_of(rel) > most:
                 raise ReasonerError(f"'{rel}' must not depend on 'does'")
@@ -886,7 +943,7 @@ class Prover:
         self.roles: tuple[str, ...] = tuple(order)
         self._role_values: list[Any] = [by_name[r] for r in order]
         self._cache_size = cache_size
-        self.name = "prover"
+        self.name = "joincode" if compiled else "prover"
         self.batch: BatchPlayouts[ProverState] | None = None
         self._local = threading.local()
         self._local.contexts = _Contexts(static)

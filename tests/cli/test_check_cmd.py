@@ -123,9 +123,9 @@ def test_check_shows_why_the_propnet_was_not_used(
     path.write_text(GOOD)
     result = RUNNER.invoke(app, ["check", str(path)])
     assert result.exit_code == 0, result.output
-    assert "reasoner: prover" in result.output
+    assert "reasoner: joincode" in result.output
     assert (
-        f"{path}: note: runs on the prover: the propnet could not be built "
+        f"{path}: note: runs on the join code: the propnet could not be built "
         "(more than 5 possible ground atoms)" in result.output
     )
 

@@ -102,12 +102,12 @@ def test_the_corpus_list_has_every_kind() -> None:
 
 
 @pytest.mark.parametrize("name", ["pawn-checkers", "breakthrough-holes-capture", "peg"])
-@pytest.mark.parametrize("reasoner", ["propnet", "prover"])
+@pytest.mark.parametrize("reasoner", ["propnet", "prover", "joincode"])
 def test_scrambled_rule_sets(name: str, reasoner: str) -> None:
     text = rules_path(name).read_text(encoding="utf-8")
     scrambled = Scrambler(text, seed=3).rules
     game = load_kif_text(scrambled, f"scrambled-{name}", reasoner=reasoner)
-    api_test(game, matches=1 if reasoner == "prover" else 2, rounds=1)
+    api_test(game, matches=1 if reasoner in ("prover", "joincode") else 2, rounds=1)
 
 
 @pytest.mark.parametrize(

@@ -177,7 +177,7 @@ def test_auto_falls_back_to_the_prover_without_the_fast_reasoner(
         raise ImportError(name)
 
     monkeypatch.setattr(gdl_game.importlib, "import_module", no_module)
-    assert load_kif_text(RACE, "race").reasoner_name == "prover"
+    assert load_kif_text(RACE, "race").reasoner_name == "joincode"
     with pytest.raises(GameError, match="propnet reasoner cannot run this game"):
         load_kif_text(RACE, "race", reasoner="propnet")
 

@@ -100,13 +100,13 @@ def test_native_games_under_threads(name: str) -> None:
     assert wrong_answers(ggpkit.load(name)) == 0
 
 
-@pytest.mark.parametrize("reasoner", ["propnet", "prover"])
+@pytest.mark.parametrize("reasoner", ["propnet", "prover", "joincode"])
 def test_breakthrough_gdl_twin_under_threads(reasoner: str) -> None:
     game = load_kif_file(rules_path("breakthrough-holes"), reasoner=reasoner)
     assert wrong_answers(game) == 0
 
 
-@pytest.mark.parametrize("reasoner", ["propnet", "prover"])
+@pytest.mark.parametrize("reasoner", ["propnet", "prover", "joincode"])
 @pytest.mark.parametrize("name", ["connectFour", "gt_prisoner", "smallest_4player"])
 def test_corpus_games_under_threads(name: str, reasoner: str) -> None:
     game = _corpus(name, reasoner)

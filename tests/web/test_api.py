@@ -247,7 +247,7 @@ def test_rules_load_in_stages_and_the_game_is_kept(client: TestClient) -> None:
     assert view["error"] is None, view["error"]
     assert [d["stage"] for d in view["done"]] == ["parse", "check", "compile", "try", "probe"]
     result = view["result"]
-    assert result["roles"] == ["left", "right"] and result["reasoner"] in ("propnet", "prover")
+    assert result["roles"] == ["left", "right"] and result["reasoner"] in ("propnet", "joincode")
     s = _started(client, {"kif_id": result["kif_id"], "seats": {}})
     assert sorted(m["move"] for m in s["legal"]["left"]) == ["(mark 1)", "(mark 2)"]
 
