@@ -623,14 +623,21 @@ class _Db:
         static context makes the same attempt and reaches it too, and a thread that
         listed the relation before still finds its list (answers do not depend on the
         verdict, only speed does, so it may depend on the clock).
+
+        An attempt stopped midway drops everything it added to this context: a
+        recursive relation it was computing (or an answer derived from one) would
+        otherwise stay, incomplete, and be read as complete by every later query.
         """
         outer: tuple[float, float] | None = current_time_limit()
+        rels_before, memo_before = set(self.rels), set(self.memo)
         try:
             with time_limit(STATIC_SECONDS):
                 self._compute(comp)
         except QueryTimeLimitError:
-            for member in self.prog.comps[comp]:
-                self.rels.pop(member, None)
+            for name in set(self.rels) - rels_before:
+                del self.rels[name]
+            for key in set(self.memo) - memo_before:
+                del self.memo[key]
             if outer is not None and time.monotonic() > outer[0]:
                 raise  # the caller's limit, not the materialisation's
             self.prog.demand.add(rel)

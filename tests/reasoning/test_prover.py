@@ -332,3 +332,27 @@ def test_a_static_relation_too_big_to_list_is_answered_per_call() -> None:
         after = prover.next(state, [parse_term("(put 19)")])
         assert prover.terminal(after)
         assert prover.goal(after, 0) == 0
+
+
+# A static relation (``small``) over a recursive static one (``lt``, 20,000 facts): when
+# listing ``small`` runs past its budget, the half-computed ``lt`` must not stay behind.
+STATIC_OVER_RECURSION = (
+    "(role p) (init (at 0))"
+    + " ".join(f"(succ {i} {i + 1})" for i in range(200))
+    + "(<= (lt ?x ?y) (succ ?x ?y)) (<= (lt ?x ?z) (succ ?x ?y) (lt ?y ?z))"
+    "(<= (small ?x) (lt ?x 5))"
+    "(<= (legal p (pick ?x)) (small ?x)) (<= (legal p (far ?x)) (true (at ?y)) (lt ?x 150)"
+    "   (lt 140 ?x) (distinct ?x ?y))"
+    "(<= (next (at ?x)) (does p (pick ?x))) (<= terminal (true (at 4))) (<= (goal p 100))"
+)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_a_listing_stopped_by_its_budget_leaves_nothing_partial(
+    compiled: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rules = parse_rules(STATIC_OVER_RECURSION)
+    expected = [f"(pick {i})" for i in range(5)] + [f"(far {i})" for i in range(141, 150)]
+    monkeypatch.setattr(prover_module, "STATIC_SECONDS", 0.0)  # every listing runs out
+    prover = Prover(rules, compiled=compiled)
+    assert strs(prover.legal(prover.initial(), 0)) == sorted(expected)
