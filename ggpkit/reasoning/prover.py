@@ -819,8 +819,10 @@ class _Db:
                 cr.code[plan_key] = compile_plan(head, steps, prebound, delta_step)
             code = cr.code[plan_key]
             if code is not None:
+                # Additive: the calls this join made have counted their own steps.
                 before = self.ticks
-                self.ticks = before + 1 + code(self, env, out, lazy, delta)
+                joined = code(self, env, out, lazy, delta)
+                self.ticks += 1 + joined
                 if (before >> 10) != (self.ticks >> 10):
                     check_time_limit()
                 return
@@ -885,14 +887,23 @@ class _Db:
 
 
 def _collect(into: dict[str, _Rel], rel: str, values: list[Any], full: dict[str, _Rel]) -> None:
+    """Add the new ``values`` of ``rel`` to the round's ``into``, looking at the time limit
+    between chunks: filing millions of facts takes longer than deriving them
+    (mummymaze1p's static ``direction-from`` has 6.5 million), and a listing's budget
+    must hold for both."""
     known = full[rel].facts
     fresh = [v for v in values if v not in known]
     if fresh:
         target = into.get(rel)
         if target is None:
             target = into[rel] = _Rel()
-        for v in fresh:
-            target.add(v)
+        for start in range(0, len(fresh), _COLLECT_CHUNK):
+            check_time_limit()
+            for v in fresh[start : start + _COLLECT_CHUNK]:
+                target.add(v)
+
+
+_COLLECT_CHUNK = 1 << 15
 
 
 ProverState = frozenset[Any]
