@@ -224,29 +224,30 @@ class _Rel:
 
     def __init__(self) -> None:
         self.facts: set[Any] = set()
-        self.indexes: dict[_Spec, dict[Any, list[Any]]] = {}
+        self.indexes: dict[_Spec, tuple[_KeyFn, dict[Any, list[Any]]]] = {}
+        """Each index with its key function (kept, not looked up again on every add)."""
 
     def add(self, value: Any) -> bool:
         if value in self.facts:
             return False
         self.facts.add(value)
-        for spec, idx in self.indexes.items():
-            k = _key_function(spec)(value)
+        for key_of, idx in self.indexes.values():
+            k = key_of(value)
             if k is not None:
                 idx.setdefault(k, []).append(value)
         return True
 
     def lookup(self, spec: _Spec, key: tuple[Any, ...]) -> Iterable[Any]:
-        idx = self.indexes.get(spec)
-        if idx is None:
-            idx = {}
+        entry = self.indexes.get(spec)
+        if entry is None:
+            idx: dict[Any, list[Any]] = {}
             key_of = _key_function(spec)
             for v in self.facts:
                 k = key_of(v)
                 if k is not None:
                     idx.setdefault(k, []).append(v)
-            self.indexes[spec] = idx
-        return idx.get(key, ())
+            entry = self.indexes[spec] = (key_of, idx)
+        return entry[1].get(key, ())
 
 
 @dataclass(frozen=True, slots=True)
