@@ -510,6 +510,8 @@ class _Program:
 
 _ALL_ARGS = [tuple(range(1, n)) for n in range(64)]  # argument positions of an n-tuple atom
 _Key = tuple[str, tuple[int, ...], tuple[Any, ...]]
+_Shape = tuple[list[bool], "tuple[_Step, ...]", JoinFunction | None]
+"""How a rule is evaluated in a context (see ``_Db._shape``)."""
 _TABLE_LIMIT = 2048
 """Tabled calls per component and context before the component is materialised instead.
 At 256, chess materialised its ``clear_*_ig`` relations (~180k facts) in every state
@@ -523,6 +525,53 @@ QUERY_SECONDS = 120.0
 _TICKS_PER_CHECK = 1023  # joins look at the caller's time limit every 1024 steps (a mask)
 
 
+class _Fixpoint:
+    """The tables of one tabled fixpoint: each call's answers so far, and who read them."""
+
+    __slots__ = ("current", "pending", "queued", "readers", "table")
+
+    def __init__(self, call: _Key) -> None:
+        self.table: dict[_Key, set[Any]] = {call: set()}
+        self.readers: dict[_Key, set[_Key]] = {}
+        self.pending: list[_Key] = [call]
+        self.queued: set[_Key] = {call}
+        self.current = call
+
+    def read(self, call: _Key) -> list[Any]:
+        """The answers of ``call`` so far, noting that the call being answered read them."""
+        found = self.table.get(call)
+        if found is None:
+            found = self.table[call] = set()
+            self._queue(call)
+        self.readers.setdefault(call, set()).add(self.current)
+        return list(found)
+
+    def _queue(self, call: _Key) -> None:
+        if call not in self.queued:
+            self.queued.add(call)
+            self.pending.append(call)
+
+    def solve(
+        self, answers: Callable[[str, tuple[int, ...], tuple[Any, ...]], set[Any]], limit: int
+    ) -> bool:
+        """Answer calls until none can gain an answer (True), or until the table holds
+        more than ``limit`` calls (False). Answers only grow (negation reads lower,
+        complete strata), so a call whose count is unchanged is unchanged."""
+        table, pending = self.table, self.pending
+        while pending:
+            if len(table) > limit:
+                return False
+            call = pending.pop()
+            self.queued.discard(call)
+            self.current = call
+            found = answers(*call)
+            if len(found) != len(table[call]):
+                table[call] = found
+                for reader in self.readers.get(call, ()):
+                    self._queue(reader)
+        return len(table) <= limit
+
+
 class _Db:
     """Facts of one evaluation context (static, one state, or one state plus a joint move).
 
@@ -534,7 +583,8 @@ class _Db:
     """
 
     __slots__ = (
-        "level", "memo", "owners", "parent", "prog", "rels", "table_calls", "tabling", "ticks",
+        "computing", "level", "memo", "owners", "parent", "prog", "rels", "shapes", "table_calls",
+        "tabling", "ticks",
     )  # fmt: skip
 
     def __init__(self, prog: _Program, parent: _Db | None, level: int) -> None:
@@ -544,8 +594,12 @@ class _Db:
         self.rels: dict[str, _Rel] = {}
         self.memo: dict[_Key, set[Any]] = {}
         self.owners: dict[str, _Db] = {}
-        self.tabling: dict[int, dict[_Key, set[Any]]] = {}
+        self.tabling: dict[int, _Fixpoint] = {}
         self.table_calls: dict[int, int] = {}
+        self.shapes: dict[tuple[int, tuple[int, ...]], _Shape] = {}
+        """Per rule (by id: the program keeps every rule alive) and bound head positions."""
+        self.computing: set[int] = set()
+        """Components whose bottom-up evaluation in this context is under way."""
         self.ticks = 0
         """Rule evaluations and join steps so far: every 1024th looks at the time limit."""
 
@@ -657,10 +711,12 @@ class _Db:
             return found
         prog = self.prog
         if rel not in prog.demand:
-            if positions and rel in prog.tabled:
+            if rel in prog.tabled:
                 db = self._owner(rel)
                 if rel not in db.rels:
-                    return db._tabled(rel, positions, key)
+                    # Asked with nothing bound, every answer is wanted: bottom-up. Top
+                    # down, a rule that asks it unbound again would never end.
+                    return db._tabled(rel, positions, key) if positions else db.get(rel).facts
             facts = self.materialised(rel)
             if facts is not None:
                 return facts.lookup(_positions_spec(positions), key) if positions else facts.facts
@@ -688,42 +744,32 @@ class _Db:
         """A call with bound arguments to a relation defined inside a recursion.
 
         Top-down with tabling, evaluated to a fixpoint: every call met while answering
-        (``count_loop inner ne 0 0 ?w ?b`` asks ``count_loop`` of the next pit, ...) is
-        answered again, round after round, until no call gains an answer and no new
-        call appears. Only the calls reachable from the query are computed, where the
-        bottom-up alternative would derive every instance of the relation. When a
-        context has made more than ``_TABLE_LIMIT`` calls to a component, it is
-        materialised bottom-up instead (many small fixpoints cost more than one big one).
+        (``count_loop inner ne 0 0 ?w ?b`` asks ``count_loop`` of the next pit, ...)
+        gets a table of answers, and a call is answered again only when a call it read
+        has gained answers since (a worklist, newest call first, so a chain of calls
+        is answered from its far end back: twice each, not once per round). Only the
+        calls reachable from the query are computed, where the bottom-up alternative
+        would derive every instance of the relation. When a context has made more than
+        ``_TABLE_LIMIT`` calls to a component, it is materialised bottom-up instead
+        (many small fixpoints cost more than one big one).
         """
         call = (rel, positions, key)
         comp = self.prog.comp_of[rel]
-        table = self.tabling.get(comp)
-        if table is not None:  # inside the fixpoint of this component: current answers
-            if call not in table:
-                table[call] = set()
-            return list(table[call])
+        fix = self.tabling.get(comp)
+        if fix is not None:  # inside the fixpoint of this component: current answers
+            return fix.read(call)
         spent = self.table_calls.get(comp, 0)
         if spent <= _TABLE_LIMIT:
-            table = {call: set()}
-            self.tabling[comp] = table
+            fix = _Fixpoint(call)
+            self.tabling[comp] = fix
             try:
-                changed = True
-                while changed and spent + len(table) <= _TABLE_LIMIT:
-                    changed = False
-                    calls = len(table)
-                    for c in list(table):
-                        answers = self._answers(*c)
-                        if len(answers) != len(table[c]):
-                            table[c] = answers
-                            changed = True
-                    if len(table) != calls:
-                        changed = True
+                done = fix.solve(self._answers, _TABLE_LIMIT - spent)
             finally:
                 del self.tabling[comp]
-            self.table_calls[comp] = spent + len(table)
-            if not changed:
-                self.memo.update(table)
-                return table[call]
+            self.table_calls[comp] = spent + len(fix.table)
+            if done:
+                self.memo.update(fix.table)
+                return fix.table[call]
         # Too many calls in this context: the whole component bottom-up is cheaper now.
         return self.get(rel).lookup(_positions_spec(positions), key)
 
@@ -754,6 +800,15 @@ class _Db:
                 self.rels[r] = _Rel()
         rules = [cr for r in members for cr in prog.rules_by_rel.get(r, ())]
         member_set = set(members)
+        self.computing.add(comp)
+        try:
+            self._rounds(members, rules, member_set)
+        finally:
+            self.computing.discard(comp)
+
+    def _rounds(self, members: list[str], rules: list[_CRule], member_set: set[str]) -> None:
+        """The rounds of :meth:`_compute`, until one derives nothing new."""
+        prog = self.prog
         delta: dict[str, _Rel] = {}
         for r in members:
             base = prog.base.get(r)
@@ -776,6 +831,48 @@ class _Db:
                         _collect(new, cr.head_rel, out, self.rels)
             delta = new
 
+    def _shape(
+        self, cr: _CRule, delta_step: int | None, delta: _Rel | None, positions: tuple[int, ...]
+    ) -> _Shape:
+        """How to evaluate ``cr`` here: which literals are answered on demand, the join
+        plan for the sizes at hand, and its join code (None: interpret the plan).
+
+        Asking every literal's relation costs more than many joins (amazons makes
+        hundreds of thousands of small calls a state), so a shape is kept per context
+        once its relations are settled: each either answered on demand or complete.
+        """
+        prebound: set[int] = set()
+        for p in positions:
+            prebound |= _slots_of(cr.head[p])
+        sizes: list[float] = []
+        lazy: list[bool] = []
+        settled = delta_step is None
+        for i, (rel, _) in enumerate(cr.pos_lits):
+            facts = None if i == delta_step else self.materialised(rel)
+            lazy.append(i != delta_step and facts is None)
+            if i == delta_step:
+                assert delta is not None
+                sizes.append(float(len(delta.facts)))
+            elif facts is None:
+                sizes.append(-1.0)
+            else:
+                sizes.append(float(len(facts.facts)))
+                settled = settled and self.prog.comp_of.get(rel) not in self.computing
+        plan_key = (delta_step, positions, tuple(int(n).bit_length() for n in sizes))
+        steps = cr.plans.get(plan_key)
+        if steps is None:
+            steps = _plan(cr, sizes, prebound)
+            cr.plans[plan_key] = steps
+        code = None
+        if self.prog.compiled:
+            if plan_key not in cr.code:
+                cr.code[plan_key] = compile_plan(cr.head, steps, prebound, delta_step)
+            code = cr.code[plan_key]
+        shape = (lazy, steps, code)
+        if settled:
+            self.shapes[id(cr), positions] = shape
+        return shape
+
     def _eval(
         self,
         cr: _CRule,
@@ -789,7 +886,6 @@ class _Db:
         ``positions`` of the head, and to ``delta`` for one literal in semi-naive rounds)."""
         env: list[Any] = [None] * cr.nslots
         head = cr.head
-        prebound: set[int] = set()
         if positions:
             if type(head) is not tuple or len(head) <= positions[-1]:
                 return  # an atom of another arity under the same name
@@ -797,36 +893,18 @@ class _Db:
             for p, v in zip(positions, key, strict=True):
                 if not _match(head[p], v, env, trail):
                     return
-                prebound |= _slots_of(head[p])
-        sizes: list[float] = []
-        lazy: list[bool] = []
-        for i, (rel, _) in enumerate(cr.pos_lits):
-            facts = None if i == delta_step else self.materialised(rel)
-            lazy.append(i != delta_step and facts is None)
-            if i == delta_step:
-                assert delta is not None
-                sizes.append(float(len(delta.facts)))
-            elif facts is None:
-                sizes.append(-1.0)
-            else:
-                sizes.append(float(len(facts.facts)))
-        plan_key = (delta_step, positions, tuple(int(n).bit_length() for n in sizes))
-        steps = cr.plans.get(plan_key)
-        if steps is None:
-            steps = _plan(cr, sizes, prebound)
-            cr.plans[plan_key] = steps
-        if self.prog.compiled:
-            if plan_key not in cr.code:
-                cr.code[plan_key] = compile_plan(head, steps, prebound, delta_step)
-            code = cr.code[plan_key]
-            if code is not None:
-                # Additive: the calls this join made have counted their own steps.
-                before = self.ticks
-                joined = code(self, env, out, lazy, delta)
-                self.ticks += 1 + joined
-                if (before >> 10) != (self.ticks >> 10):
-                    check_time_limit()
-                return
+        shape = None if delta_step is not None else self.shapes.get((id(cr), positions))
+        if shape is None:
+            shape = self._shape(cr, delta_step, delta, positions)
+        lazy, steps, code = shape
+        if code is not None:
+            # Additive: the calls this join made have counted their own steps.
+            before = self.ticks
+            joined = code(self, env, out, lazy, delta)
+            self.ticks += 1 + joined
+            if (before >> 10) != (self.ticks >> 10):
+                check_time_limit()
+            return
         nsteps = len(steps)
         ticks = self.ticks + 1  # rule evaluations and join steps count alike
         if not ticks & _TICKS_PER_CHECK:

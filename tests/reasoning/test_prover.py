@@ -219,6 +219,84 @@ def test_recursion_called_with_a_bound_argument_is_complete(
     assert moves == {f"(to {b})" for a, b in _closure(edges) if a == start}
 
 
+# Two relations in one recursion, asked with the first argument bound: a walk of odd or
+# even length. A call is answered again only when a call it read gains answers, so this
+# catches a reader that is not woken (mutual recursion, cycles, self-loops).
+PARITY = """
+(role r)
+(<= (odd ?a ?b) (true (e ?a ?b)))
+(<= (odd ?a ?c) (true (e ?a ?b)) (even ?b ?c))
+(<= (even ?a ?c) (true (e ?a ?b)) (odd ?b ?c))
+(<= (legal r (odd ?b)) (true (start ?a)) (odd ?a ?b))
+(<= (legal r (even ?b)) (true (start ?a)) (even ?a ?b))
+(<= (legal r none) (role r))
+(<= terminal (role r))
+(goal r 0)
+"""
+
+
+def _walk_ends(edges: set[tuple[int, int]], start: int) -> set[tuple[str, int]]:
+    """(parity, node) for every walk of length >= 1 from ``start``, by breadth-first search."""
+    seen: set[tuple[str, int]] = set()
+    frontier = {("odd", b) for a, b in edges if a == start}
+    while frontier:
+        seen |= frontier
+        flip = {"odd": "even", "even": "odd"}
+        frontier = {(flip[p], b) for p, a0 in frontier for a, b in edges if a == a0} - seen
+    return seen
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sets(st.tuples(st.integers(0, 6), st.integers(0, 6)), max_size=14), st.integers(0, 6))
+def test_mutual_recursion_asked_with_a_bound_argument_is_complete(
+    edges: set[tuple[int, int]], start: int
+) -> None:
+    facts: list[Term] = [func("e", a, b) for a, b in edges] + [func("start", start)]
+    expected = {f"({p} {b})" for p, b in _walk_ends(edges, start)}
+    for compiled in (False, True):
+        p = Prover(parse_rules(PARITY), compiled=compiled)
+        moves = {str(m) for m in p.legal(p.state_from_facts(facts), 0)} - {"none"}
+        assert moves == expected
+
+
+# A recursive relation whose own rule asks it with nothing bound (``reach ?z`` meets
+# ``fl ?z``, answered on demand, so no literal binds ``?z`` first). Answered top-down,
+# that call would ask itself again forever.
+UNBOUND_INSIDE = """
+(role r)
+(<= (reach ?x) (true (start ?x)))
+(<= (reach ?y) (reach ?z) (true (e ?z ?y)))
+(<= (reach ?y) (true (e ?y ?q)) (reach ?z) (fl ?z))
+(<= (fl ?z) (true (flag ?z)))
+(<= (legal r (go ?x)) (true (e ?x ?y)) (reach ?x))
+(<= (legal r none) (role r))
+(<= terminal (role r))
+(goal r 0)
+"""
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.sets(st.tuples(st.integers(0, 5), st.integers(0, 5)), max_size=10),
+    st.integers(0, 5),
+    st.sets(st.integers(0, 5), max_size=2),
+)
+def test_a_recursion_asked_unbound_from_inside_itself_is_answered(
+    edges: set[tuple[int, int]], start: int, flags: set[int]
+) -> None:
+    facts: list[Term] = [func("e", a, b) for a, b in edges] + [func("start", start)]
+    facts += [func("flag", f) for f in flags]
+    reach = {start} | {b for a, b in _closure(edges) if a == start}
+    if reach & flags:  # then every node with an outgoing edge is reached too, and onwards
+        sources = {a for a, _ in edges}
+        reach |= sources | {b for a, b in _closure(edges) if a in sources}
+    expected = {f"(go {a})" for a, _ in edges if a in reach}
+    for compiled in (False, True):
+        p = Prover(parse_rules(UNBOUND_INSIDE), compiled=compiled)
+        moves = {str(m) for m in p.legal(p.state_from_facts(facts), 0)} - {"none"}
+        assert moves == expected
+
+
 # An accumulator recursion (as in merrills' piece count): count the marked cells along a
 # chain of cells, carrying the running total in an argument.
 COUNT = """
