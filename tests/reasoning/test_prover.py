@@ -219,6 +219,12 @@ def test_recursion_called_with_a_bound_argument_is_complete(
     assert moves == {f"(to {b})" for a, b in _closure(edges) if a == start}
 
 
+def _moves_by(compiled: bool, rules: str, facts: list[Term]) -> set[str]:
+    """The legal moves other than ``none`` in the state of ``facts``, by one reasoner."""
+    p = Prover(parse_rules(rules), compiled=compiled)
+    return {str(m) for m in p.legal(p.state_from_facts(facts), 0)} - {"none"}
+
+
 # Two relations in one recursion, asked with the first argument bound: a walk of odd or
 # even length. A call is answered again only when a call it read gains answers, so this
 # catches a reader that is not woken (mutual recursion, cycles, self-loops).
@@ -254,9 +260,7 @@ def test_mutual_recursion_asked_with_a_bound_argument_is_complete(
     facts: list[Term] = [func("e", a, b) for a, b in edges] + [func("start", start)]
     expected = {f"({p} {b})" for p, b in _walk_ends(edges, start)}
     for compiled in (False, True):
-        p = Prover(parse_rules(PARITY), compiled=compiled)
-        moves = {str(m) for m in p.legal(p.state_from_facts(facts), 0)} - {"none"}
-        assert moves == expected
+        assert _moves_by(compiled, PARITY, facts) == expected
 
 
 # A recursive relation whose own rule asks it with nothing bound (``reach ?z`` meets
@@ -292,9 +296,7 @@ def test_a_recursion_asked_unbound_from_inside_itself_is_answered(
         reach |= sources | {b for a, b in _closure(edges) if a in sources}
     expected = {f"(go {a})" for a, _ in edges if a in reach}
     for compiled in (False, True):
-        p = Prover(parse_rules(UNBOUND_INSIDE), compiled=compiled)
-        moves = {str(m) for m in p.legal(p.state_from_facts(facts), 0)} - {"none"}
-        assert moves == expected
+        assert _moves_by(compiled, UNBOUND_INSIDE, facts) == expected
 
 
 # An accumulator recursion (as in merrills' piece count): count the marked cells along a
