@@ -24,8 +24,10 @@ from ggpkit.reasoning.base import check_time_limit
 TICKS_PER_CHECK = 1023
 """Join steps between two looks at the caller's time limit (a mask, as the prover's)."""
 
-JoinFunction = Callable[[Any, list[Any], list[Any], list[bool], Any], int]
-"""``fn(db, env, out, lazy, delta) -> join steps made``: appends the derived heads to ``out``."""
+JoinFunction = Callable[[Any, tuple[Any, ...], list[Any], list[Any], Any], int]
+"""``fn(db, key, out, rels, delta) -> join steps made``: appends to ``out`` the derived
+heads whose arguments at the plan's positions are ``key``. ``rels`` holds the relation
+of each body literal (positive ones, then checks), None where it is answered per call."""
 
 MAX_DEPTH = 18
 """Most joined literals one function may nest (CPython allows 20 nested blocks)."""
@@ -146,11 +148,12 @@ def _candidates(w: _Writer, step: PlanStep, delta_step: int | None) -> str:
     else:
         positions, kpats = step.demand
         key = "(" + "".join(_expr(p) + ", " for p in kpats) + ")"
-        w.emit(f"if lazy[{step.lit}]:")
+        source = w.temp()
+        w.emit(f"{source} = rels[{step.lit}]")
+        w.emit(f"if {source} is None:")
         w.emit(f"    {cands} = db.query({rel}, {w.value(positions)}, {key})")
         w.emit("else:")
         w.depth += 1
-        source = f"db.get({rel})"
     if step.index is None:
         w.emit(f"{cands} = {source}.facts")
     else:
@@ -172,14 +175,15 @@ def _step(w: _Writer, step: PlanStep, bound: set[int], delta_step: int | None) -
         w.depth += 1
         w.loops += 1
         _match(w, step.pattern, v, bound)
-    elif kind == "has":
-        value = _expr(step.pattern)
-        if step.lit == delta_step:
-            w.emit(f"if {value} not in delta.facts: {w.fail()}")
-        else:
-            w.emit(f"if not db.holds({w.value(step.rel)}, {value}): {w.fail()}")
-    elif kind == "neg":
-        w.emit(f"if db.holds({w.value(step.rel)}, {_expr(step.pattern)}): {w.fail()}")
+    elif kind == "has" and step.lit == delta_step:
+        w.emit(f"if {_expr(step.pattern)} not in delta.facts: {w.fail()}")
+    elif kind in ("has", "neg"):
+        value, facts = w.temp(), w.temp()
+        w.emit(f"{value} = {_expr(step.pattern)}")
+        w.emit(f"{facts} = rels[{step.lit}]")
+        rel = w.value(step.rel)
+        holds = f"({value} in {facts}.facts if {facts} is not None else db.holds({rel}, {value}))"
+        w.emit(f"if {'not ' if kind == 'has' else ''}{holds}: {w.fail()}")
     elif kind == "distinct":
         w.emit(f"if {_expr(step.pattern)} == {_expr(step.other)}: {w.fail()}")
     elif kind == "same":
@@ -189,27 +193,29 @@ def _step(w: _Writer, step: PlanStep, bound: set[int], delta_step: int | None) -
 
 
 def compile_plan(
-    head: Any, steps: Sequence[PlanStep], prebound: set[int], delta_step: int | None
+    head: Any, steps: Sequence[PlanStep], positions: tuple[int, ...], delta_step: int | None
 ) -> JoinFunction | None:
     """The plan as a function, or None when it nests too deep for Python (interpret it).
 
-    The function reads the slots in ``prebound`` from ``env`` (bound by the query),
-    appends the head of every match to ``out`` and returns how many literals it
+    The function matches the head's arguments at ``positions`` against the query's
+    key, appends the head of every match to ``out`` and returns how many literals it
     joined (the prover's tick count, for its time limit).
     """
     if sum(1 for s in steps if s.kind == "pos") > MAX_DEPTH:
         return None
     w = _Writer()
-    bound = set(prebound)
-    for slot in sorted(prebound):
-        w.emit(f"s{slot} = env[{slot}]")
+    bound: set[int] = set()
     w.emit("steps = 0")
-    for step in steps:
-        _step(w, step, bound, delta_step)
-    w.emit(f"out.append({_expr(head)})")
+    if not positions or (type(head) is tuple and len(head) > positions[-1]):
+        for i, p in enumerate(positions):
+            _match(w, head[p], f"key[{i}]", bound)
+        for step in steps:
+            _step(w, step, bound, delta_step)
+        w.emit(f"out.append({_expr(head)})")
+    # else: an atom of another arity under the same name, which the query cannot match
     w.depth = 1
     w.emit("return steps")
-    source = "def join(db, env, out, lazy, delta):\n" + "\n".join(w.lines) + "\n"
+    source = "def join(db, key, out, rels, delta):\n" + "\n".join(w.lines) + "\n"
     scope: dict[str, Any] = {"V": tuple(w.values), "check": check_time_limit}
     exec(compile(source, "<join code>", "exec"), scope)  # generated, see the module doc
     fn: JoinFunction = scope["join"]
