@@ -587,8 +587,8 @@ class _Db:
     """
 
     __slots__ = (
-        "computing", "level", "memo", "owners", "parent", "prog", "rels", "shapes", "table_calls",
-        "tabling", "ticks",
+        "computing", "joins", "level", "memo", "owners", "parent", "prog", "rels", "shapes",
+        "table_calls", "tabling", "ticks",
     )  # fmt: skip
 
     def __init__(self, prog: _Program, parent: _Db | None, level: int) -> None:
@@ -602,6 +602,11 @@ class _Db:
         self.table_calls: dict[int, int] = {}
         self.shapes: dict[tuple[int, tuple[int, ...]], _Shape] = {}
         """Per rule (by id: the program keeps every rule alive) and bound head positions."""
+        self.joins: dict[
+            tuple[str, tuple[int, ...]], list[tuple[JoinFunction, list[_Rel | None]]]
+        ] = {}
+        """Per call pattern, the join code and relations of every rule, once all are kept
+        shapes (``between`` of alexChess is asked 32000 times a state, 16 rules each)."""
         self.computing: set[int] = set()
         """Components whose bottom-up evaluation in this context is under way."""
         self.ticks = 0
@@ -737,8 +742,21 @@ class _Db:
     def _answers(self, rel: str, positions: tuple[int, ...], key: tuple[Any, ...]) -> set[Any]:
         """Answers of one call from the rules and the ground facts of ``rel``."""
         out: list[Any] = []
-        for cr in self.prog.rules_by_rel.get(rel, ()):
-            self._eval(cr, None, None, out, positions, key)
+        joins = self.joins.get((rel, positions))
+        if joins is None:
+            rules = self.prog.rules_by_rel.get(rel, ())
+            for cr in rules:
+                self._eval(cr, None, None, out, positions, key)
+            shapes = [self.shapes.get((id(cr), positions)) for cr in rules]
+            if all(shape is not None and shape[2] is not None for shape in shapes):
+                self.joins[rel, positions] = [(s[2], s[0]) for s in shapes if s and s[2]]
+        else:
+            before = ticks = self.ticks
+            for code, rels in joins:
+                ticks += 1 + code(self, key, out, rels, None)
+            self.ticks = ticks
+            if (before >> 10) != (ticks >> 10):
+                check_time_limit()
         base = self.prog.base.get(rel)
         if base is not None:
             out.extend(base.lookup(_positions_spec(positions), key) if positions else base.facts)
