@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -500,6 +501,9 @@ class _Program:
         # Recursive relations asked with bound arguments are tabled, except static ones:
         # those are computed once for the whole game, so materialising them (and then
         # answering every call by an index lookup) is cheaper than many small fixpoints.
+        # A static component that cannot be listed in time joins ``unlisted`` (and its
+        # relations ``demand`` or ``tabled``) when that is found out.
+        self.unlisted: set[int] = set()
         self.tabled = {
             r
             for r in set(self.rules_by_rel) - self.demand
@@ -675,8 +679,8 @@ class _Db:
 
     def _on_budget(self, comp: int) -> bool:
         """True for a component listed within ``STATIC_SECONDS`` or not at all: a static
-        one outside any recursion (recursive static ones are always listed)."""
-        return self.level == _STATIC and not self.prog.recursive[comp]
+        one, unless an attempt to list it failed before (see ``_materialise_static``)."""
+        return self.level == _STATIC and comp not in self.prog.unlisted
 
     def _materialise_static(self, rel: str, comp: int) -> bool:
         """Compute every fact of a static relation, unless that takes over ``STATIC_SECONDS``.
@@ -685,7 +689,8 @@ class _Db:
         once. Some are not meant to be listed: sudoku's ``exactlyFirst`` has ten
         arguments and 387 million facts, and is only ever asked with all of them bound.
         A relation that takes too long is answered on demand from then on (per call,
-        memoised in this static context), which is always correct.
+        memoised in this static context; a recursive one tabled, with no limit on its
+        calls, as bottom-up is what failed), which is always correct.
 
         The verdict goes into the program, which every thread shares: each thread's
         static context makes the same attempt and reaches it too, and a thread that
@@ -708,7 +713,13 @@ class _Db:
                 del self.memo[key]
             if outer is not None and time.monotonic() > outer[0]:
                 raise  # the caller's limit, not the materialisation's
-            self.prog.demand.add(rel)
+            prog = self.prog
+            if prog.recursive[comp]:
+                # laikLee_hex's append_el builds every list of distinct cells: tabled.
+                prog.tabled.update(r for r in prog.comps[comp] if r in prog.rules_by_rel)
+            else:
+                prog.demand.add(rel)
+            prog.unlisted.add(comp)
             return False
         return True
 
@@ -781,11 +792,12 @@ class _Db:
         if fix is not None:  # inside the fixpoint of this component: current answers
             return fix.read(call)
         spent = self.table_calls.get(comp, 0)
-        if spent <= _TABLE_LIMIT:
+        static = self.level == _STATIC  # not listed in time: top down is the only way
+        if spent <= _TABLE_LIMIT or static:
             fix = _Fixpoint(call)
             self.tabling[comp] = fix
             try:
-                done = fix.solve(self._answers, _TABLE_LIMIT - spent)
+                done = fix.solve(self._answers, sys.maxsize if static else _TABLE_LIMIT - spent)
             finally:
                 del self.tabling[comp]
             self.table_calls[comp] = spent + len(fix.table)

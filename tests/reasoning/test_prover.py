@@ -414,6 +414,33 @@ def test_a_static_relation_too_big_to_list_is_answered_per_call() -> None:
         assert prover.goal(after, 0) == 0
 
 
+# A recursive static relation with no end (``nat`` of every numeral), asked only with
+# its argument bound, and a cyclic one (``reach``) whose listing is given no time.
+ENDLESS_STATIC = """
+(role r)
+(nat z) (<= (nat (s ?x)) (nat ?x))
+(edge a b) (edge b c) (edge c a) (edge c d)
+(<= (reach ?x ?y) (edge ?x ?y)) (<= (reach ?x ?z) (edge ?x ?y) (reach ?y ?z))
+(init (val (s (s z)))) (init (val (s q))) (init (from b))
+(<= (legal r (num ?n)) (true (val ?n)) (nat ?n))
+(<= (legal r (to ?y)) (true (from ?x)) (reach ?x ?y))
+(<= terminal (true (val z)))
+(<= (goal r 0) (role r))
+"""
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_a_recursive_static_relation_that_cannot_be_listed_is_tabled(
+    compiled: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(prover_module, "STATIC_SECONDS", 0.05)
+    prover = Prover(parse_rules(ENDLESS_STATIC), compiled=compiled)
+    with time_limit(30):  # listing ``nat`` never ends
+        moves = strs(prover.legal(prover.initial(), 0))
+    expected = ["(num (s (s z)))", "(to a)", "(to b)", "(to c)", "(to d)"]
+    assert moves == expected
+
+
 # A static relation (``small``) over a recursive static one (``lt``, 20,000 facts): when
 # listing ``small`` runs past its budget, the half-computed ``lt`` must not stay behind.
 STATIC_OVER_RECURSION = (
