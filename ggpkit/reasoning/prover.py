@@ -19,8 +19,9 @@ How it works, and why this way:
 * Static relations (ground facts and rules that do not depend on the state)
   are materialised once per game as indexed tables, unless listing one takes
   over ``STATIC_SECONDS`` (sudoku's ten-argument ``exactlyFirst`` has 387
-  million facts): that one is answered on demand like a state relation. Every other derived
-  relation is answered on demand for the arguments a rule body asks (top-down,
+  million facts): that one is answered on demand like a state relation (tabled, if
+  recursive: laikLee_hex's ``append_el`` lists every list of distinct cells). Every
+  other derived relation is answered on demand for the arguments a rule body asks (top-down,
   memoised per context): materialising all of a 7-argument helper of
   chess (``threatened_with_capture``) would take minutes, asking it for the
   cells that matter takes milliseconds. Nothing is computed before a query
