@@ -284,9 +284,37 @@ class _CRule:
     checks: tuple[tuple[str, str, Any, Any], ...]  # kind, rel, a, b
     nslots: int
     text: str
-    plans: dict[Any, tuple[_Step, ...]] = field(default_factory=dict, compare=False)
+    plans: dict[Any, tuple[tuple[_Step, ...], ...]] = field(default_factory=dict, compare=False)
+    """The distinct plans of each plan key, one per factor of ``_CALL_FACTORS``."""
+    chosen: dict[Any, int] = field(default_factory=dict, compare=False)
+    trials: dict[Any, list[list[float]]] = field(default_factory=dict, compare=False)
+    """Per plan key with several plans: seconds and evaluations of each so far."""
     code: dict[Any, JoinFunction | None] = field(default_factory=dict, compare=False)
     """Join code of each plan (the compiled prover only); None: interpret that plan."""
+
+    def record_trial(self, trial: tuple[Any, int], seconds: float) -> None:
+        """Count one timed evaluation; after ``_TRIALS`` of each plan, keep the fastest.
+
+        Time, not join steps: amazons' plans differ in what steps do not count
+        (building indexes, filing facts). Only speed depends on the choice, never
+        answers, so it may depend on the clock (and threads may race here)."""
+        plan_key, variant = trial
+        tried = self.trials.get(plan_key)
+        if tried is None or plan_key in self.chosen:
+            return
+        tried[variant][0] += seconds
+        tried[variant][1] += 1
+        if any(n == 0 for _, n in tried):
+            return
+        means = [total / n for total, n in tried]
+        best = min(range(len(tried)), key=means.__getitem__)
+        fewest = min(n for _, n in tried)
+        # A plan 4x slower after two tries is not tried six more times: a bad plan of
+        # amazons' legal took 0.7 s a call, and alexChess' pinned asked unbound 45x the
+        # other. One try is not enough: a first call also pays for what later ones share.
+        far = all(m >= 4.0 * means[best] for v, m in enumerate(means) if v != best)
+        if (far and fewest >= 2) or fewest >= _TRIALS:
+            self.chosen[plan_key] = best
 
     def body_rels(self) -> list[tuple[str, bool]]:
         """(relation, negated) for every relation literal of the body."""
@@ -339,12 +367,23 @@ def _compile_rule(head: Term, body: Sequence[Term], text: str) -> _CRule:
     return _CRule(_relation(head), head_pat, tuple(pos_lits), tuple(checks), len(slots), text)
 
 
-def _plan(cr: _CRule, sizes: Sequence[float], prebound: set[int]) -> tuple[_Step, ...]:
+_CALL_FACTORS = (16.0, 4.0)
+"""The planner's cost factors per unknown argument of a literal answered per call. No one
+factor suits every rule: at 4, alexChess' ``pinned`` asks ``between`` once per piece
+(7x faster) but chess' ``clear_*_ig`` is tabled with an argument less bound (10x the
+calls, 4x slower). Where the factors give different plans, each is tried ``_TRIALS``
+times and the fastest kept."""
+_TRIALS = 8
+
+
+def _plan(
+    cr: _CRule, sizes: Sequence[float], prebound: set[int], call_factor: float = 16.0
+) -> tuple[_Step, ...]:
     """A join order for the current relation sizes: greedily the cheapest literal next.
 
     The cost of a materialised literal is the size of its relation divided by 16 for
     every argument already ground (an index lookup); a literal answered per call
-    (size given as -1) costs 16 per argument still unknown, so calls are made with
+    (size given as -1) costs ``call_factor`` per argument still unknown, so calls are made with
     as many arguments bound as possible; -1 when it is fully bound (a membership test).
     Checks (negation, distinct) run as soon as their variables are bound. ``prebound``
     are the slots bound by the head (a query).
@@ -374,7 +413,7 @@ def _plan(cr: _CRule, sizes: Sequence[float], prebound: set[int]) -> tuple[_Step
             if type(pat) is tuple:
                 ground = sum(1 for arg in pat[1:] if _slots_of(arg) <= bound)
             if sizes[i] < 0:  # answered per call: the fewer unknowns, the smaller the call
-                return 16.0 ** (len(pat) - 1 - ground) if type(pat) is tuple else 0.0
+                return call_factor ** (len(pat) - 1 - ground) if type(pat) is tuple else 0.0
             return sizes[i] / (16.0**ground)
 
         best = min(remaining, key=cost)
@@ -518,7 +557,9 @@ class _Program:
 
 _ALL_ARGS = [tuple(range(1, n)) for n in range(64)]  # argument positions of an n-tuple atom
 _Key = tuple[str, tuple[int, ...], tuple[Any, ...]]
-_Shape = tuple["list[_Rel | None]", "tuple[_Step, ...]", JoinFunction | None]
+_Shape = tuple[
+    "list[_Rel | None]", "tuple[_Step, ...]", JoinFunction | None, "tuple[Any, int] | None"
+]
 """How a rule is evaluated in a context (see ``_Db._shape``)."""
 _TABLE_LIMIT = 16384
 """Tabled calls per component and context before the component is materialised instead.
@@ -900,16 +941,25 @@ class _Db:
                 facts is None or self.prog.comp_of.get(rel) not in self.computing
             )
         plan_key = (delta_step, positions, tuple(int(n).bit_length() for n in sizes))
-        steps = cr.plans.get(plan_key)
-        if steps is None:
-            steps = _plan(cr, sizes, prebound)
-            cr.plans[plan_key] = steps
+        plans = cr.plans.get(plan_key)
+        if plans is None:
+            plans = tuple(dict.fromkeys(_plan(cr, sizes, prebound, f) for f in _CALL_FACTORS))
+            cr.plans[plan_key] = plans
+        chosen = cr.chosen.get(plan_key, 0 if len(plans) == 1 else None)
+        trial = None
+        if chosen is None:  # still trying the plans: each call is measured, none is kept
+            tried = cr.trials.setdefault(plan_key, [[0.0, 0] for _ in plans])
+            chosen = min(range(len(plans)), key=lambda v: tried[v][1])
+            trial = (plan_key, chosen)
+            settled = False
+        steps = plans[chosen]
         code = None
         if self.prog.compiled:
-            if plan_key not in cr.code:
-                cr.code[plan_key] = compile_plan(cr.head, steps, positions, delta_step)
-            code = cr.code[plan_key]
-        shape = (rels, steps, code)
+            if (plan_key, chosen) not in cr.code:
+                code = compile_plan(cr.head, steps, positions, delta_step)
+                cr.code[plan_key, chosen] = code
+            code = cr.code[plan_key, chosen]
+        shape = (rels, steps, code, trial)
         if settled:
             self.shapes[id(cr), positions] = shape
         return shape
@@ -928,16 +978,19 @@ class _Db:
         shape = None if delta_step is not None else self.shapes.get((id(cr), positions))
         if shape is None:
             shape = self._shape(cr, delta_step, delta, positions)
-        rels, steps, code = shape
+        rels, steps, code, trial = shape
+        before = self.ticks
+        began = time.perf_counter() if trial is not None else 0.0
         if code is None:
             self._interpret(cr, steps, rels, delta_step, delta, out, positions, key)
-            return
-        # Additive: the calls this join made have counted their own steps.
-        before = self.ticks
-        joined = code(self, key, out, rels, delta)
-        self.ticks += 1 + joined
-        if (before >> 10) != (self.ticks >> 10):
-            check_time_limit()
+        else:
+            # Additive: the calls this join made have counted their own steps.
+            joined = code(self, key, out, rels, delta)
+            self.ticks += 1 + joined
+            if (before >> 10) != (self.ticks >> 10):
+                check_time_limit()
+        if trial is not None:
+            cr.record_trial(trial, time.perf_counter() - began)
 
     def _interpret(
         self,

@@ -8,6 +8,8 @@ plain Python one on random graphs.
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -439,6 +441,39 @@ def test_a_recursive_static_relation_that_cannot_be_listed_is_tabled(
         moves = strs(prover.legal(prover.initial(), 0))
     expected = ["(num (s (s z)))", "(to a)", "(to b)", "(to c)", "(to d)"]
     assert moves == expected
+
+
+# ``pinned`` asks ``between`` (answered per call) after joining ``owner`` twice (the
+# factor 16 per unknown argument) or first (the factor 4): two plans that must agree.
+PINS = """
+(role r)
+(owner w k1) (owner w m1) (owner w m2) (owner b c1) (owner b c2) (owner b m3)
+(<= (between ?c ?m ?k) (true (line ?c ?m ?k)))
+(<= (pinned ?m) (owner ?p ?m) (owner ?p ?k) (owner ?q ?c) (distinct ?p ?q) (between ?c ?m ?k))
+(<= (legal r (free ?m)) (owner ?p ?m) (not (pinned ?m)))
+(<= (legal r none) (role r))
+(<= terminal (role r))
+(goal r 0)
+"""
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_plans_tried_side_by_side_give_the_same_answers(
+    compiled: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(prover_module, "_TRIALS", 3)
+    pieces = ["k1", "m1", "m2", "c1", "c2", "m3"]
+    rng = random.Random(5)
+    p = Prover(parse_rules(PINS), compiled=compiled)
+    for _ in range(12):  # each state a fresh context: the plans are tried on them in turn
+        lines = {tuple(rng.sample(pieces, 3)) for _ in range(rng.randrange(4))}
+        facts: list[Term] = [func("line", *line) for line in lines]
+        owner = {"k1": "w", "m1": "w", "m2": "w", "c1": "b", "c2": "b", "m3": "b"}
+        pinned = {m for c, m, k in lines if owner[m] == owner[k] != owner[c]}
+        expected = {f"(free {m})" for m in pieces if m not in pinned} | {"none"}
+        assert set(strs(p.legal(p.state_from_facts(facts), 0))) == expected
+    tried = [cr for cr in p._prog.rules_by_rel["pinned"] if cr.trials]
+    assert tried and all(cr.chosen for cr in tried)  # the two plans differ, one was kept
 
 
 # A static relation (``small``) over a recursive static one (``lt``, 20,000 facts): when
