@@ -800,9 +800,10 @@ class _Db:
             rules = self.prog.rules_by_rel.get(rel, ())
             for cr in rules:
                 self._eval(cr, None, None, out, positions, key)
-            shapes = [self.shapes.get((id(cr), positions)) for cr in rules]
-            if all(shape is not None and shape[2] is not None for shape in shapes):
-                self.joins[rel, positions] = [(s[2], s[0]) for s in shapes if s and s[2]]
+            kept = [self.shapes.get((id(cr), positions)) for cr in rules]
+            joins = [(s[2], s[0]) for s in kept if s is not None and s[2] is not None]
+            if len(joins) == len(rules):  # every rule's shape kept, each with join code
+                self.joins[rel, positions] = joins
         else:
             before = ticks = self.ticks
             for code, rels in joins:
@@ -956,8 +957,7 @@ class _Db:
         code = None
         if self.prog.compiled:
             if (plan_key, chosen) not in cr.code:
-                code = compile_plan(cr.head, steps, positions, delta_step)
-                cr.code[plan_key, chosen] = code
+                cr.code[plan_key, chosen] = compile_plan(cr.head, steps, positions, delta_step)
             code = cr.code[plan_key, chosen]
         shape = (rels, steps, code, trial)
         if settled:
