@@ -315,7 +315,7 @@ class LoadReport:
         )
 
 
-def _make_reasoner(
+def make_reasoner(
     rules: Sequence[Rule], reasoner: str, timeout: float
 ) -> tuple[Reasoner[Any], tuple[str, ...], CompileReport | None]:
     """The reasoner asked for, the notes to show with it (why the propnet was not used),
@@ -366,7 +366,7 @@ def load_kif_text(
             raise GdlCheckError(name, problems)
     checked = time.perf_counter()
     game_name = Path(name).stem if name.endswith((".kif", ".gdl")) else name
-    made, notes, compiled = _make_reasoner(rules, reasoner, timeout)
+    made, notes, compiled = make_reasoner(rules, reasoner, timeout)
     game = GdlGame(rules, made, name=game_name, notes=notes)
     grounded = reasoner not in ("prover", "joincode")
     compile_seconds = time.perf_counter() - checked if grounded else 0.0
