@@ -219,6 +219,20 @@ def _positions_spec(positions: tuple[int, ...]) -> _Spec:
     return tuple(((p,), "v") for p in positions)
 
 
+class _WorkMeter:
+    """Facts filed into indexes built on first use, in this process: work that join steps
+    do not count, read before and after a plan's trial (threads may add to it at once:
+    that only sways a plan choice, never an answer)."""
+
+    __slots__ = ("filed",)
+
+    def __init__(self) -> None:
+        self.filed = 0
+
+
+_INDEX_WORK = _WorkMeter()
+
+
 class _Rel:
     """The facts of one relation, with indexes built on first use and kept up to date."""
 
@@ -244,6 +258,7 @@ class _Rel:
         if entry is None:
             idx: dict[Any, list[Any]] = {}
             key_of = _key_function(spec)
+            _INDEX_WORK.filed += len(self.facts)
             for v in self.facts:
                 k = key_of(v)
                 if k is not None:
@@ -288,26 +303,31 @@ class _CRule:
     """The distinct plans of each plan key, one per factor of ``_CALL_FACTORS``."""
     chosen: dict[Any, int] = field(default_factory=dict, compare=False)
     trials: dict[Any, list[list[float]]] = field(default_factory=dict, compare=False)
-    """Per plan key with several plans: seconds and evaluations of each so far."""
+    """Per plan key with several plans: work and evaluations of each so far."""
     code: dict[Any, JoinFunction | None] = field(default_factory=dict, compare=False)
     """Join code of each plan (the compiled prover only); None: interpret that plan."""
 
-    def record_trial(self, trial: tuple[Any, int], seconds: float) -> None:
-        """Count one timed evaluation; after ``_TRIALS`` of each plan, keep the fastest.
+    def record_trial(self, trial: tuple[Any, int], work: int) -> None:
+        """Count one evaluation; after ``_TRIALS`` of each plan, keep the cheapest.
 
-        Time, not join steps: amazons' plans differ in what steps do not count
-        (building indexes, filing facts). Only speed depends on the choice, never
-        answers, so it may depend on the clock (and threads may race here)."""
+        Work is join steps, calls and rule evaluations (the calls it made included)
+        plus facts filed into indexes built on first use: amazons' plans differ in
+        index building, which steps do not count. Work, not time, so that the choice,
+        and with it the speed, is the same on every run of the same queries (timed
+        trials made alexChess play its corpus matches in 30 s one run, time out at 60
+        the next). Ties go to the later plan (the smaller call factor): where work
+        tied on chess and alexChess, that plan was mostly the faster by the clock.
+        Only speed depends on the choice, never answers (threads may race here)."""
         plan_key, variant = trial
         tried = self.trials.get(plan_key)
         if tried is None or plan_key in self.chosen:
             return
-        tried[variant][0] += seconds
+        tried[variant][0] += work
         tried[variant][1] += 1
         if any(n == 0 for _, n in tried):
             return
         means = [total / n for total, n in tried]
-        best = min(range(len(tried)), key=means.__getitem__)
+        best = min(range(len(tried)), key=lambda v: (means[v], -v))
         fewest = min(n for _, n in tried)
         # A plan 4x slower after two tries is not tried six more times: a bad plan of
         # amazons' legal took 0.7 s a call, and alexChess' pinned asked unbound 45x the
@@ -372,7 +392,7 @@ _CALL_FACTORS = (16.0, 4.0)
 factor suits every rule: at 4, alexChess' ``pinned`` asks ``between`` once per piece
 (7x faster) but chess' ``clear_*_ig`` is tabled with an argument less bound (10x the
 calls, 4x slower). Where the factors give different plans, each is tried ``_TRIALS``
-times and the fastest kept."""
+times and the one that did the least work kept."""
 _TRIALS = 8
 
 
@@ -805,11 +825,11 @@ class _Db:
             if len(joins) == len(rules):  # every rule's shape kept, each with join code
                 self.joins[rel, positions] = joins
         else:
-            before = ticks = self.ticks
+            before = self.ticks
             for code, rels in joins:
-                ticks += 1 + code(self, key, out, rels, None)
-            self.ticks = ticks
-            if (before >> 10) != (ticks >> 10):
+                # Additive: the calls this join made have counted their own steps.
+                self.ticks += 1 + code(self, key, out, rels, None)
+            if (before >> 10) != (self.ticks >> 10):
                 check_time_limit()
         base = self.prog.base.get(rel)
         if base is not None:
@@ -980,7 +1000,7 @@ class _Db:
             shape = self._shape(cr, delta_step, delta, positions)
         rels, steps, code, trial = shape
         before = self.ticks
-        began = time.perf_counter() if trial is not None else 0.0
+        work = before + _INDEX_WORK.filed
         if code is None:
             self._interpret(cr, steps, rels, delta_step, delta, out, positions, key)
         else:
@@ -990,7 +1010,7 @@ class _Db:
             if (before >> 10) != (self.ticks >> 10):
                 check_time_limit()
         if trial is not None:
-            cr.record_trial(trial, time.perf_counter() - began)
+            cr.record_trial(trial, self.ticks + _INDEX_WORK.filed - work)
 
     def _interpret(
         self,
@@ -1017,6 +1037,7 @@ class _Db:
         ticks = self.ticks + 1  # rule evaluations and join steps count alike
         if not ticks & _TICKS_PER_CHECK:
             check_time_limit()
+        start = ticks - 1
 
         def walk(i: int) -> None:
             nonlocal ticks
@@ -1065,7 +1086,8 @@ class _Db:
             out.append(_subst(head, env))
 
         walk(0)
-        self.ticks = ticks  # (after an error the whole context is dropped anyway)
+        # Additive: the calls this walk made have counted their own steps.
+        self.ticks += ticks - start
 
 
 def _collect(into: dict[str, _Rel], rel: str, values: list[Any], full: dict[str, _Rel]) -> None:

@@ -9,6 +9,8 @@ plain Python one on random graphs.
 from __future__ import annotations
 
 import random
+import time
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
@@ -474,6 +476,46 @@ def test_plans_tried_side_by_side_give_the_same_answers(
         assert set(strs(p.legal(p.state_from_facts(facts), 0))) == expected
     tried = [cr for cr in p._prog.rules_by_rel["pinned"] if cr.trials]
     assert tried and all(cr.chosen for cr in tried)  # the two plans differ, one was kept
+
+
+def _pins_choices(compiled: bool) -> dict[tuple[str, object], int]:
+    """The plans kept for ``pinned`` after the same 12 states of PINS."""
+    pieces = ["k1", "m1", "m2", "c1", "c2", "m3"]
+    rng = random.Random(5)
+    p = Prover(parse_rules(PINS), compiled=compiled)
+    for _ in range(12):
+        lines = {tuple(rng.sample(pieces, 3)) for _ in range(rng.randrange(4))}
+        p.legal(p.state_from_facts([func("line", *line) for line in lines]), 0)
+    rules = p._prog.rules_by_rel["pinned"]
+    return {(cr.text, key): v for cr in rules for key, v in cr.chosen.items()}
+
+
+def _jumping_clock(seed: int) -> Callable[[], float]:
+    """A clock that moves on by a random amount at every reading."""
+    jumps = random.Random(seed)
+    now = [0.0]
+
+    def clock() -> float:
+        now[0] += jumps.expovariate(1.0)
+        return now[0]
+
+    return clock
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_the_plan_kept_does_not_depend_on_the_clock(
+    compiled: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Same queries, same plans, however fast the machine: a clock that jumps at random
+    must not change which plan is kept (timed trials made speed differ run to run)."""
+    monkeypatch.setattr(prover_module, "_TRIALS", 3)
+    runs = []
+    for seed in (1, 2, 3):
+        monkeypatch.setattr(time, "perf_counter", _jumping_clock(seed))
+        runs.append(_pins_choices(compiled))
+        monkeypatch.undo()
+        monkeypatch.setattr(prover_module, "_TRIALS", 3)
+    assert runs[0] and runs[0] == runs[1] == runs[2]
 
 
 # A static relation (``small``) over a recursive static one (``lt``, 20,000 facts): when
