@@ -58,6 +58,13 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise ValueError("must be a whole number >= 0")
+    return value
+
+
 @dataclass(frozen=True, slots=True)
 class _Kind:
     """A registered agent: where it lives and the options its spec accepts."""
@@ -81,11 +88,13 @@ AGENTS: dict[str, _Kind] = {
             "threads": _positive_int,
             "compiled": _zero_or_one,
             "mast": _zero_or_one,
+            "grave": _non_negative_int,
         },
         "UCT Monte Carlo tree search (time s, playouts per move, exploration c, "
         "leaf playouts per new node, threads: parallel searches, one per core, "
         "compiled=0: the tree in Python even where the game has a compiled one, "
-        "mast=1: compiled-tree playouts choose moves by MAST)",
+        "mast=1: compiled-tree playouts choose moves by MAST, grave=N: the compiled tree "
+        "selects by GRAVE, a node's all-moves-as-first statistics used from N visits)",
     ),
     "alphabeta": _Kind(
         "ggpkit.agents.alphabeta:AlphaBetaAgent",

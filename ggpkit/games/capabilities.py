@@ -135,9 +135,11 @@ class TreeSearch(Protocol):
         leaf: int,
         seed: int,
         mast: bool = False,
+        grave: int = 0,
     ) -> TreeReport:
         """Search ``state`` within the limits (UCB constant ``c``, ``leaf`` playouts per leaf;
-        ``mast``: playouts choose moves by MAST, one playout per leaf).
+        ``mast``: playouts choose moves by MAST, one playout per leaf; ``grave`` > 0:
+        selection by GRAVE with that reference threshold, one playout per leaf).
 
         Raises :class:`~ggpkit.games.api.GameError` where it cannot search the game (two
         roles choosing at once): the agent then searches another way.

@@ -38,13 +38,16 @@ class PropnetTree:
         leaf: int,
         seed: int,
         mast: bool = False,
+        grave: int = 0,
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch`."""
         if not isinstance(state, bytes):
             raise GameError(f"{self.name}: not a state of this game: {state!r}")
         bits = self.reasoner.bits(state)
         try:
-            found = self.tree.search(bits, seconds, iterations, c, leaf, seed, mast=mast)
+            found = self.tree.search(
+                bits, seconds, iterations, c, leaf, seed, mast=mast, grave=grave
+            )
         except ReasonerError as e:
             raise GameError(f"{self.name}: {e}") from None
         net = self.reasoner.net

@@ -71,7 +71,7 @@ class PropnetTreeSearch:
         self.net = net
         self.nroles = len(net.roles)
         nb = len(net.base)
-        per_node = nb + 64 + 16 * self.nroles
+        per_node = nb + 64 + 16 * self.nroles + 8 * (40 + 8 * self.nroles)  # 8 edges a node
         self.capacity = max(1000, min(max_nodes, memory // per_node))
         self._arrays = _net_arrays(net)
         self._work = _work_arrays(net)
@@ -91,6 +91,8 @@ class PropnetTreeSearch:
         """MAST's reward sum and count per legal literal, kept for the whole match."""
         self._no_mast = np.zeros((0, 2), dtype=np.float64)
         self._played = np.zeros(MAST_MOVES, dtype=np.int64)
+        self._seen = np.full(int(net.move_start[-1]), -1, dtype=np.int64)
+        """GRAVE's scratch: each legal literal's last position in an iteration (-1: none)."""
         self._prepared = False
 
     def search(
@@ -103,10 +105,13 @@ class PropnetTreeSearch:
         seed: int,
         max_steps: int = 100_000,
         mast: bool = False,
+        grave: int = 0,
     ) -> RootReport:
         """Search from the state ``bits`` (one byte per base proposition) within the limits.
 
         ``mast``: playouts choose moves by MAST (one playout per leaf) instead of at random.
+        ``grave`` > 0: select by GRAVE, a node's all-moves-as-first statistics used from
+        that many visits on (one playout per leaf).
         At least one limit must be given. Raises :class:`SimultaneousMovesError` when a
         state with two choosing roles is met, ReasonerError on broken rules.
         """
@@ -123,7 +128,7 @@ class PropnetTreeSearch:
         while done < budget and time.perf_counter() < deadline:
             n = int(min(batch, budget - done))
             t0 = time.perf_counter()
-            code, ran, played = self._run(n, c, leaf, rng, max_steps, mast)
+            code, ran, played = self._run(n, c, leaf, rng, max_steps, mast, grave)
             done += int(ran)
             playouts += float(played)
             if code == sk.STOP_PROVEN:
@@ -137,13 +142,20 @@ class PropnetTreeSearch:
         return self._report(done, playouts)
 
     def _run(
-        self, n: int, c: float, leaf: int, rng: np.random.Generator, max_steps: int, mast: bool
+        self,
+        n: int,
+        c: float,
+        leaf: int,
+        rng: np.random.Generator,
+        max_steps: int,
+        mast: bool,
+        grave: int,
     ) -> tuple[int, int, float]:
         code, ran, played = sk.iterate(
             self._arrays, self._work, self._val, self._val64, self._tree, self._sizes,
             self._root, n, c, leaf, np.uint64(rng.integers(0, 2**63)), max_steps,
             self._path_n, self._path_e, self._reward, self._line, self._best_line, self._best,
-            self._mast if mast else self._no_mast, self._played,
+            self._mast if mast else self._no_mast, self._played, float(grave), self._seen,
         )  # fmt: skip
         return int(code), int(ran), float(played)
 
@@ -266,4 +278,6 @@ def _tree_arrays(capacity: int, nb: int, nroles: int) -> tuple[npt.NDArray[np.ge
         np.zeros(edges, dtype=np.int64),  # 10 move
         np.zeros(edges, dtype=np.float64),  # 11 count
         np.zeros((edges, nroles), dtype=np.float64),  # 12 reward sums
+        np.zeros(edges, dtype=np.float64),  # 13 all-moves-as-first count (GRAVE)
+        np.zeros(edges, dtype=np.float64),  # 14 its sum of the mover's rewards
     )

@@ -43,6 +43,8 @@ STOP_DONE, STOP_PROVEN, STOP_SIMULTANEOUS, STOP_NO_LEGAL, STOP_GOAL, STOP_TOO_LO
 TOP = 1.0 - 1e-9
 MAST_EPSILON = 0.4
 """MAST plays a random move this often, else the best one on record (CadiaPlayer's value)."""
+GRAVE_BIAS = 1e-5
+"""GRAVE's bias in the weight of the all-moves-as-first mean (Cazenave's value)."""
 
 
 @njit(cache=True, nogil=True)
@@ -157,32 +159,34 @@ def goals(net, val, out):  # type: ignore[no-untyped-def]
 
 @njit(cache=True, nogil=True)
 def random_playout(  # type: ignore[no-untyped-def]
-    net, work, val, rng, max_steps, reward, line, line_len, record, mast, played
+    net, work, val, rng, max_steps, reward, line, line_len, record, mast, played, keep
 ):
-    """Play from ``val``'s state to the end: (stop code, rng, line length).
+    """Play from ``val``'s state to the end: (stop code, rng, line length, moves kept).
 
     Moves are uniformly random, or chosen by MAST when ``mast`` has a row per legal
     literal (see :func:`_mast_move`); the moves played are then credited with their
-    role's reward at the end (``played`` holds them meanwhile). With ``record``, role
-    0's moves are appended to ``line`` from ``line_len`` on (a one-role game keeps its
-    best line).
+    role's reward at the end. With MAST or ``keep`` (GRAVE's all-moves-as-first
+    statistics), every role's moves are kept in ``played``, in order, as far as it
+    holds them. With ``record``, role 0's moves are appended to ``line`` from
+    ``line_len`` on (a one-role game keeps its best line).
     """
     legal_lits, move_start, terminal_lit = net[8], net[10], net[11]
     nroles = move_start.shape[0] - 1
     ks = work[7]
     tmp = work[10]
     use_mast = mast.shape[0] > 0
+    keep = keep or use_mast
     nplayed = 0
     steps = 0
     while _lit(terminal_lit, val) == 0:
         if steps >= max_steps:
-            return STOP_TOO_LONG, rng, line_len
+            return STOP_TOO_LONG, rng, line_len, 0
         for r in range(nroles):
             nl = 0
             for k in range(move_start[r], move_start[r + 1]):
                 nl += _lit(legal_lits[k], val)
             if nl == 0:
-                return STOP_NO_LEGAL, rng, line_len
+                return STOP_NO_LEGAL, rng, line_len, 0
             rng, j = rand_below(rng, nl)
             for k in range(move_start[r], move_start[r + 1]):
                 if _lit(legal_lits[k], val) != 0:
@@ -195,7 +199,7 @@ def random_playout(  # type: ignore[no-untyped-def]
                     ks[r], move_start[r], move_start[r + 1], legal_lits, val, mast, rng
                 )
                 ks[r] = pick
-            if use_mast and nplayed < played.shape[0]:
+            if keep and nplayed < played.shape[0]:
                 played[nplayed] = ks[r]
                 nplayed += 1
         if record and line_len < line.shape[0]:
@@ -204,7 +208,9 @@ def random_playout(  # type: ignore[no-untyped-def]
         step(ks, tmp, net, work, val)
         steps += 1
     if not goals(net, val, reward):
-        return STOP_GOAL, rng, line_len
+        return STOP_GOAL, rng, line_len, 0
+    if not use_mast:
+        return STOP_DONE, rng, line_len, nplayed
     for i in range(nplayed):
         k = played[i]
         r = 0
@@ -212,7 +218,7 @@ def random_playout(  # type: ignore[no-untyped-def]
             r += 1
         mast[k, 0] += reward[r]
         mast[k, 1] += 1.0
-    return STOP_DONE, rng, line_len
+    return STOP_DONE, rng, line_len, nplayed
 
 
 @njit(cache=True, nogil=True)
@@ -294,6 +300,8 @@ def expand(node, net, val, tree, sizes):  # type: ignore[no-untyped-def]
             echild[e] = -1
             emove[e] = k
             tree[11][e] = 0.0
+            tree[13][e] = 0.0
+            tree[14][e] = 0.0
             for r in range(nroles):
                 tree[12][e, r] = 0.0
             sizes[1] += 1
@@ -314,49 +322,6 @@ def new_node(bits, tree, sizes):  # type: ignore[no-untyped-def]
     tree[6][n] = 0.0
     tree[7][n] = 0
     return n
-
-
-@njit(cache=True, nogil=True)
-def select_edge(node, tree, c, rng):  # type: ignore[no-untyped-def]
-    """UCB for the node's mover; proven children count exactly, worse proven ones never."""
-    first, nedge, mover = tree[1], tree[2], tree[3]
-    visits, proven, value = tree[6], tree[7], tree[8]
-    echild, count, esum = tree[9], tree[11], tree[12]
-    a = first[node]
-    b = a + nedge[node]
-    m = mover[node]
-    unvisited = 0
-    for e in range(a, b):
-        if count[e] == 0:
-            unvisited += 1
-    if unvisited > 0:
-        rng, j = rand_below(rng, unvisited)
-        for e in range(a, b):
-            if count[e] == 0:
-                if j == 0:
-                    return e, rng
-                j -= 1
-    best_exact = -1.0
-    for e in range(a, b):
-        ch = echild[e]
-        if ch >= 0 and proven[ch] != 0 and value[ch, m] > best_exact:
-            best_exact = value[ch, m]
-    log_n = math.log(max(2.0, visits[node]))
-    best_e = a
-    best_u = -1e300
-    for e in range(a, b):
-        ch = echild[e]
-        if ch >= 0 and proven[ch] != 0:
-            q = value[ch, m]
-            if q < best_exact:
-                continue
-        else:
-            q = esum[e, m] / count[e]
-        u = q + c * math.sqrt(log_n / count[e])
-        if u > best_u:
-            best_u = u
-            best_e = e
-    return best_e, rng
 
 
 @njit(cache=True, nogil=True)
@@ -393,19 +358,20 @@ def try_prove(node, tree):  # type: ignore[no-untyped-def]
 
 @njit(cache=True, nogil=True)
 def _leaf_value(  # type: ignore[no-untyped-def]
-    net, work, val, val64, bits, rng, leaf, max_steps, reward, line, line_len, mast, played
+    net, work, val, val64, bits, rng, leaf, max_steps, reward, line, line_len, mast, played, keep
 ):
-    """Evaluate the leaf ``val`` holds (state ``bits``): (code, rng, weight, line length).
+    """Evaluate the leaf ``val`` holds (state ``bits``): (code, rng, weight, line length,
+    moves kept in ``played``).
 
-    ``leaf`` >= 8 playouts 64 at a time in games of several roles without MAST, else
-    one playout in place (recording role 0's moves in one-role games).
+    ``leaf`` >= 8 playouts 64 at a time in games of several roles without MAST or
+    ``keep``, else one playout in place (recording role 0's moves in one-role games).
     """
     nroles = net[10].shape[0] - 1
     if _lit(net[11], val) != 0:
         if not goals(net, val, reward):
-            return STOP_GOAL, rng, 0.0, line_len
-        return STOP_DONE, rng, 1.0, line_len
-    if leaf >= 8 and nroles > 1 and mast.shape[0] == 0:
+            return STOP_GOAL, rng, 0.0, line_len, 0
+        return STOP_DONE, rng, 1.0, line_len, 0
+    if leaf >= 8 and nroles > 1 and mast.shape[0] == 0 and not keep:
         seed = np.int64(rng >> np.uint64(1))
         rng, _j = rand_below(rng, 2)
         done, _moves, sums, err = playouts64(
@@ -413,14 +379,14 @@ def _leaf_value(  # type: ignore[no-untyped-def]
             net[10], net[11], net[12], net[13], net[14], bits, leaf, seed, max_steps, val64,
         )  # fmt: skip
         if err != 0:
-            return (STOP_NO_LEGAL, STOP_GOAL, STOP_TOO_LONG)[err - 1], rng, 0.0, line_len
+            return (STOP_NO_LEGAL, STOP_GOAL, STOP_TOO_LONG)[err - 1], rng, 0.0, line_len, 0
         for r in range(nroles):
             reward[r] = sums[r] / (100.0 * done)
-        return STOP_DONE, rng, float(done), line_len
-    code, rng, line_len = random_playout(
-        net, work, val, rng, max_steps, reward, line, line_len, nroles == 1, mast, played
+        return STOP_DONE, rng, float(done), line_len, 0
+    code, rng, line_len, kept = random_playout(
+        net, work, val, rng, max_steps, reward, line, line_len, nroles == 1, mast, played, keep
     )
-    return code, rng, 1.0, line_len
+    return code, rng, 1.0, line_len, kept
 
 
 @njit(cache=True, nogil=True)
@@ -442,12 +408,14 @@ def _backup(tree, path_n, path_e, depth, node, reward, weight):  # type: ignore[
 @njit(cache=True, nogil=True)
 def iterate(  # type: ignore[no-untyped-def]
     net, work, val, val64, tree, sizes, root, iterations, c, leaf, seed, max_steps,
-    path_n, path_e, reward, line, best_line, best, mast, played,
+    path_n, path_e, reward, line, best_line, best, mast, played, grave, seen,
 ):  # fmt: skip
     """Run up to ``iterations`` UCT iterations from ``root``: (stop code, iterations, playouts).
 
     In one-role games ``best[0]`` keeps the best reward seen, ``best[1]`` the length
-    of its line of moves from the root, kept in ``best_line``.
+    of its line of moves from the root, kept in ``best_line``. ``grave`` > 0 selects
+    by GRAVE with that many visits for a node's statistics to be used (one playout a
+    leaf); ``seen`` is its scratch, -1 for every legal literal.
     """
     nroles = net[10].shape[0] - 1
     bits, nedge, fixed, mover, proven, value = (
@@ -463,6 +431,7 @@ def iterate(  # type: ignore[no-untyped-def]
     tmp = work[10]
     rng = seed | np.uint64(1)
     playouts = 0.0
+    keep = grave > 0
     for it in range(iterations):
         if proven[root] != 0:
             return STOP_PROVEN, it, playouts
@@ -471,6 +440,7 @@ def iterate(  # type: ignore[no-untyped-def]
         depth = 0
         weight = 1.0
         line_len = 0
+        kept = 0
         while True:
             if proven[node] != 0:
                 reward[:] = value[node, :]
@@ -483,24 +453,24 @@ def iterate(  # type: ignore[no-untyped-def]
                     reward[:] = value[node, :]
                     break
                 if nedge[node] < 0 or depth > 0:
-                    code, rng, weight, line_len = _leaf_value(
+                    code, rng, weight, line_len, kept = _leaf_value(
                         net, work, val, val64, bits[node], rng, leaf, max_steps, reward, line,
-                        line_len, mast, played,
+                        line_len, mast, played, keep,
                     )  # fmt: skip
                     if code != STOP_DONE:
                         return code, it, playouts
                     playouts += weight
                     break
             if depth >= path_n.shape[0]:  # deeper than the path can hold: a leaf
-                code, rng, weight, line_len = _leaf_value(
+                code, rng, weight, line_len, kept = _leaf_value(
                     net, work, val, val64, bits[node], rng, leaf, max_steps, reward, line, line_len,
-                    mast, played,
+                    mast, played, keep,
                 )  # fmt: skip
                 if code != STOP_DONE:
                     return code, it, playouts
                 playouts += weight
                 break
-            e, rng = select_edge(node, tree, c, rng)
+            e, rng = select_edge(node, tree, c, rng, path_n, depth, grave)
             path_n[depth] = node
             path_e[depth] = e
             depth += 1
@@ -515,9 +485,9 @@ def iterate(  # type: ignore[no-untyped-def]
             if ch < 0:
                 ch = new_node(tmp, tree, sizes)
                 if ch < 0:  # the node arrays are full: this state is a leaf
-                    code, rng, weight, line_len = _leaf_value(
+                    code, rng, weight, line_len, kept = _leaf_value(
                         net, work, val, val64, tmp, rng, leaf, max_steps, reward, line, line_len,
-                        mast, played,
+                        mast, played, keep,
                     )  # fmt: skip
                     if code != STOP_DONE:
                         return code, it, playouts
@@ -533,6 +503,8 @@ def iterate(  # type: ignore[no-untyped-def]
             best[1] = line_len
             best_line[:line_len] = line[:line_len]
         _backup(tree, path_n, path_e, depth, node, reward, weight)
+        if keep:
+            _amaf_backup(tree, path_n, path_e, depth, node, played, kept, reward, seen)
     return STOP_DONE, iterations, playouts
 
 
@@ -542,3 +514,109 @@ def count_only_edge(tree, e, reward, weight):  # type: ignore[no-untyped-def]
     tree[11][e] += weight
     for r in range(reward.shape[0]):
         tree[12][e, r] += reward[r] * weight
+
+
+@njit(cache=True, nogil=True)
+def _ref_node(node, tree, path_n, depth, grave):  # type: ignore[no-untyped-def]
+    """GRAVE's reference: the deepest node of the path (``node`` included) with more than
+    ``grave`` visits, else the root."""
+    visits = tree[6]
+    if visits[node] > grave:
+        return node
+    for d in range(depth - 1, -1, -1):
+        if visits[path_n[d]] > grave:
+            return path_n[d]
+    return path_n[0] if depth > 0 else node
+
+
+@njit(cache=True, nogil=True)
+def _edge_of(node, move, tree):  # type: ignore[no-untyped-def]
+    """The edge of ``node`` for legal literal ``move``, or -1 (edges are in move order)."""
+    lo = tree[1][node]
+    hi = lo + tree[2][node] - 1
+    emove = tree[10]
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        if emove[mid] == move:
+            return mid
+        if emove[mid] < move:
+            lo = mid + 1
+        else:
+            hi = mid - 1
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def select_edge(node, tree, c, rng, path_n, depth, grave):  # type: ignore[no-untyped-def]
+    """The edge to descend: UCB for the node's mover, or with ``grave`` > 0 GRAVE
+    (Cazenave 2015): each move's mean mixed with its all-moves-as-first mean at the
+    reference node (:func:`_ref_node`), by a weight that fades as the move's own
+    visits grow, plus UCB's exploration term. A move with no statistics (nor, with
+    GRAVE, all-moves-as-first ones) is tried first, in random order; proven children
+    count exactly, and those worse than another proven child never."""
+    first, nedge, mover = tree[1], tree[2], tree[3]
+    visits, proven, value = tree[6], tree[7], tree[8]
+    echild, emove, count, esum = tree[9], tree[10], tree[11], tree[12]
+    acount, asum = tree[13], tree[14]
+    a = first[node]
+    b = a + nedge[node]
+    m = mover[node]
+    ref = _ref_node(node, tree, path_n, depth, grave) if grave > 0 else node
+    if ref != node and nedge[ref] <= 0:
+        ref = node
+    best_exact = -1.0
+    for e in range(a, b):
+        ch = echild[e]
+        if ch >= 0 and proven[ch] != 0 and value[ch, m] > best_exact:
+            best_exact = value[ch, m]
+    log_n = math.log(max(2.0, visits[node]))
+    best_e = a
+    best_u = -1e300
+    for e in range(a, b):
+        ch = echild[e]
+        n = count[e]
+        r = e if ref == node else _edge_of(ref, emove[e], tree)
+        ac = acount[r] if grave > 0 and r >= 0 else 0.0
+        if ch >= 0 and proven[ch] != 0:
+            if value[ch, m] < best_exact:
+                continue
+            u = value[ch, m]
+        elif n == 0 and ac == 0:
+            rng, j = rand_below(rng, 1 << 20)
+            u = 1e9 + j  # untried and unknown: first, in random order
+        elif ac == 0:
+            u = esum[e, m] / n + c * math.sqrt(log_n / n)
+        else:
+            beta = ac / (ac + n + GRAVE_BIAS * ac * n)
+            q = 0.0 if n == 0 else esum[e, m] / n
+            u = (1.0 - beta) * q + beta * asum[r] / ac + c * math.sqrt(log_n / (n + 1.0))
+        if u > best_u:
+            best_u = u
+            best_e = e
+    return best_e, rng
+
+
+@njit(cache=True, nogil=True)
+def _amaf_backup(tree, path_n, path_e, depth, leaf, played, kept, reward, seen):  # type: ignore[no-untyped-def]
+    """All moves as first: at every node of the path (and the leaf, when expanded), each
+    edge whose move its mover played later in this iteration (in the tree or the
+    playout) counts the mover's reward. ``seen`` holds each move's last position."""
+    first, nedge, mover, emove = tree[1], tree[2], tree[3], tree[10]
+    acount, asum = tree[13], tree[14]
+    for d in range(depth):
+        seen[emove[path_e[d]]] = d
+    for i in range(kept):
+        seen[played[i]] = depth + i
+    for d in range(depth + 1):
+        node = path_n[d] if d < depth else leaf
+        if nedge[node] <= 0:
+            continue
+        m = mover[node]
+        for e in range(first[node], first[node] + nedge[node]):
+            if seen[emove[e]] >= d:
+                acount[e] += 1.0
+                asum[e] += reward[m]
+    for d in range(depth):
+        seen[emove[path_e[d]]] = -1
+    for i in range(kept):
+        seen[played[i]] = -1

@@ -45,9 +45,15 @@ def random_state(game: Game[Any], plies: int, rng: random.Random) -> Any:
     return state
 
 
-@pytest.mark.parametrize("mast", [False, True])
+SEARCHES = [{}, {"mast": True}, {"grave": 20}]
+"""Options of the compiled tree that change how it searches: each must stay sound."""
+
+
+@pytest.mark.parametrize("options", SEARCHES)
 @pytest.mark.parametrize(("name", "plies"), [("ticTacToe", 3), ("ticTacToe", 5), ("nim1", 0)])
-def test_proven_values_are_the_generic_solvers(name: str, plies: int, mast: bool) -> None:
+def test_proven_values_are_the_generic_solvers(
+    name: str, plies: int, options: dict[str, Any]
+) -> None:
     game = public(name)
     rng = random.Random(plies)
     solver = GenericSolver(game)
@@ -57,7 +63,7 @@ def test_proven_values_are_the_generic_solvers(name: str, plies: int, mast: bool
         if game.is_terminal(state):
             continue
         seed = rng.randrange(1000)
-        report = tree_of(game).search(state, None, 200_000, 1.4, 1, seed, mast=mast)
+        report = tree_of(game).search(state, None, 200_000, 1.4, 1, seed, **options)
         assert report.proven is not None, "small positions are proven within the iterations"
         exact = solver.value(state)
         assert {r: round(100 * v) for r, v in report.proven.items()} == exact
@@ -95,10 +101,10 @@ def test_a_search_from_a_child_continues_the_tree() -> None:
     assert sum(again.visits) > 10  # the visits it had below the first root are kept
 
 
-@pytest.mark.parametrize("mast", [False, True])
-def test_the_best_line_of_a_puzzle_scores_what_it_claims(mast: bool) -> None:
+@pytest.mark.parametrize("options", SEARCHES)
+def test_the_best_line_of_a_puzzle_scores_what_it_claims(options: dict[str, Any]) -> None:
     game = ggpkit.load("peg", engine="gdl")
-    report = tree_of(game).search(game.initial_state(), None, 3000, 1.4, 1, 3, mast=mast)
+    report = tree_of(game).search(game.initial_state(), None, 3000, 1.4, 1, 3, **options)
     assert report.best_line and report.best_value > 0
     state = game.initial_state()
     for move in report.best_line:
@@ -141,6 +147,49 @@ def test_mast_credits_the_moves_of_its_playouts_with_their_rewards() -> None:
     counts, sums = stats[:, 1], stats[:, 0]
     assert counts.sum() >= 300 * 7, "every playout plays at least 7 moves, each credited"
     assert (sums <= counts).all() and (sums >= 0).all(), "rewards are within 0..1"
+
+
+def test_grave_counts_each_root_move_in_every_iteration_that_plays_it() -> None:
+    """All moves as first at the root, in a real search: a column counts at most once an
+    iteration, and at least whenever it was the root's move. The playouts' moves count
+    too: the first player uses several columns in a random game, far more than the
+    tree's one or two moves of that player in a pass of 400 iterations."""
+    game = public("connectFour")
+    tree = tree_of(game)
+    report = tree.search(game.initial_state(), None, 400, 1.4, 64, 5, grave=20)
+    assert report.playouts == report.iterations == 400, "one playout per leaf"
+    arrays = tree.tree._tree  # type: ignore[attr-defined]
+    first, n = int(arrays[1][0]), int(arrays[2][0])
+    counts, amaf = arrays[11][first : first + n], arrays[13][first : first + n]
+    assert (amaf >= counts).all() and (amaf <= 400).all()
+    assert 3 * 400 <= amaf.sum() <= n * 400
+    wins = arrays[14][first : first + n]
+    assert (wins >= 0).all() and (wins <= amaf).all(), "rewards are within 0..1"
+
+
+def test_all_moves_as_first_counts_moves_played_at_or_below_each_node() -> None:
+    """GRAVE's backup on a hand-made path: root (role 0 moves 10..13) -> edge 11 ->
+    node 1 (role 1 moves 11, 20, 21, 22) -> edge 21 -> a leaf, then a playout of
+    12, 20, 10, 21. A move counts at a node when its mover played it there or later;
+    11 was played only above node 1, 13 and 22 never."""
+    import numpy as np
+
+    from ggpkit.reasoning import propnet_search_kernels as sk
+    from ggpkit.reasoning.propnet_search import _tree_arrays
+
+    tree = _tree_arrays(4, 1, 2)
+    first, nedge, mover, emove = tree[1], tree[2], tree[3], tree[10]
+    edges = {0: [10, 11, 12, 13], 1: [11, 20, 21, 22]}
+    for node, moves in edges.items():
+        first[node], nedge[node], mover[node] = 4 * node, len(moves), node
+        emove[4 * node : 4 * node + len(moves)] = moves
+    seen = np.full(32, -1, dtype=np.int64)
+    path_n, path_e = np.array([0, 1]), np.array([1, 6])
+    played = np.array([12, 20, 10, 21])
+    sk._amaf_backup(tree, path_n, path_e, 2, 2, played, 4, np.array([1.0, 0.25]), seen)
+    assert list(tree[13][:8]) == [1, 1, 1, 0, 0, 1, 1, 0]
+    assert list(tree[14][:8]) == [1, 1, 1, 0, 0, 0.25, 0.25, 0], "each node's mover's reward"
+    assert (seen == -1).all(), "the scratch is left clean"
 
 
 def test_a_move_proven_to_lose_is_never_chosen_nor_merged_however_visited() -> None:
