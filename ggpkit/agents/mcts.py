@@ -374,7 +374,7 @@ class MCTSAgent(Agent):
     ) -> Term:
         """The search of :meth:`_select` run in the game's compiled tree."""
         # A 64-lane batch costs the same for 8 playouts as for 64: fill it.
-        leaf = LANES if self._compiled and self.leaf >= 8 and not self.grave else self.leaf
+        leaf = LANES if self._compiled and self.leaf >= 8 else self.leaf
         per_iteration = leaf if leaf >= 8 else 1
         iterations = None if limit.playouts is None else -(-limit.playouts // per_iteration)
         seconds = None if deadline == math.inf else max(0.0, deadline - time.perf_counter())

@@ -139,7 +139,7 @@ class TreeSearch(Protocol):
     ) -> TreeReport:
         """Search ``state`` within the limits (UCB constant ``c``, ``leaf`` playouts per leaf;
         ``mast``: playouts choose moves by MAST, one playout per leaf; ``grave`` > 0:
-        selection by GRAVE with that reference threshold, one playout per leaf).
+        selection by GRAVE with that reference threshold).
 
         Raises :class:`~ggpkit.games.api.GameError` where it cannot search the game (two
         roles choosing at once): the agent then searches another way.

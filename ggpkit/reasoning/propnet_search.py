@@ -111,7 +111,7 @@ class PropnetTreeSearch:
 
         ``mast``: playouts choose moves by MAST (one playout per leaf) instead of at random.
         ``grave`` > 0: select by GRAVE, a node's all-moves-as-first statistics used from
-        that many visits on (one playout per leaf).
+        that many visits on (a leaf batch adds one playout whose moves are kept).
         At least one limit must be given. Raises :class:`SimultaneousMovesError` when a
         state with two choosing roles is met, ReasonerError on broken rules.
         """

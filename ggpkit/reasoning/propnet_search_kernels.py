@@ -363,15 +363,17 @@ def _leaf_value(  # type: ignore[no-untyped-def]
     """Evaluate the leaf ``val`` holds (state ``bits``): (code, rng, weight, line length,
     moves kept in ``played``).
 
-    ``leaf`` >= 8 playouts 64 at a time in games of several roles without MAST or
-    ``keep``, else one playout in place (recording role 0's moves in one-role games).
+    ``leaf`` >= 8 playouts 64 at a time in games of several roles without MAST, else
+    one playout in place (recording role 0's moves in one-role games). With ``keep``
+    a batch is followed by one playout in place whose moves are kept (GRAVE's sample
+    of the moves; the batch's mean stays the leaf's value).
     """
     nroles = net[10].shape[0] - 1
     if _lit(net[11], val) != 0:
         if not goals(net, val, reward):
             return STOP_GOAL, rng, 0.0, line_len, 0
         return STOP_DONE, rng, 1.0, line_len, 0
-    if leaf >= 8 and nroles > 1 and mast.shape[0] == 0 and not keep:
+    if leaf >= 8 and nroles > 1 and mast.shape[0] == 0:
         seed = np.int64(rng >> np.uint64(1))
         rng, _j = rand_below(rng, 2)
         done, _moves, sums, err = playouts64(
@@ -382,7 +384,15 @@ def _leaf_value(  # type: ignore[no-untyped-def]
             return (STOP_NO_LEGAL, STOP_GOAL, STOP_TOO_LONG)[err - 1], rng, 0.0, line_len, 0
         for r in range(nroles):
             reward[r] = sums[r] / (100.0 * done)
-        return STOP_DONE, rng, float(done), line_len, 0
+        kept = 0
+        if keep:
+            code, rng, line_len, kept = random_playout(
+                net, work, val, rng, max_steps, np.empty_like(reward), line, line_len, False,
+                mast, played, True,
+            )  # fmt: skip
+            if code != STOP_DONE:
+                return code, rng, 0.0, line_len, 0
+        return STOP_DONE, rng, float(done), line_len, kept
     code, rng, line_len, kept = random_playout(
         net, work, val, rng, max_steps, reward, line, line_len, nroles == 1, mast, played, keep
     )
@@ -414,8 +424,8 @@ def iterate(  # type: ignore[no-untyped-def]
 
     In one-role games ``best[0]`` keeps the best reward seen, ``best[1]`` the length
     of its line of moves from the root, kept in ``best_line``. ``grave`` > 0 selects
-    by GRAVE with that many visits for a node's statistics to be used (one playout a
-    leaf); ``seen`` is its scratch, -1 for every legal literal.
+    by GRAVE with that many visits for a node's statistics to be used; ``seen`` is
+    its scratch, -1 for every legal literal.
     """
     nroles = net[10].shape[0] - 1
     bits, nedge, fixed, mover, proven, value = (
@@ -504,7 +514,7 @@ def iterate(  # type: ignore[no-untyped-def]
             best_line[:line_len] = line[:line_len]
         _backup(tree, path_n, path_e, depth, node, reward, weight)
         if keep:
-            _amaf_backup(tree, path_n, path_e, depth, node, played, kept, reward, seen)
+            _amaf_backup(tree, path_n, path_e, depth, node, played, kept, reward, weight, seen)
     return STOP_DONE, iterations, playouts
 
 
@@ -597,10 +607,13 @@ def select_edge(node, tree, c, rng, path_n, depth, grave):  # type: ignore[no-un
 
 
 @njit(cache=True, nogil=True)
-def _amaf_backup(tree, path_n, path_e, depth, leaf, played, kept, reward, seen):  # type: ignore[no-untyped-def]
+def _amaf_backup(  # type: ignore[no-untyped-def]
+    tree, path_n, path_e, depth, leaf, played, kept, reward, weight, seen
+):
     """All moves as first: at every node of the path (and the leaf, when expanded), each
     edge whose move its mover played later in this iteration (in the tree or the
-    playout) counts the mover's reward. ``seen`` holds each move's last position."""
+    playout) counts ``weight`` samples of the mover's reward, as the visits do.
+    ``seen`` holds each move's last position."""
     first, nedge, mover, emove = tree[1], tree[2], tree[3], tree[10]
     acount, asum = tree[13], tree[14]
     for d in range(depth):
@@ -614,8 +627,8 @@ def _amaf_backup(tree, path_n, path_e, depth, leaf, played, kept, reward, seen):
         m = mover[node]
         for e in range(first[node], first[node] + nedge[node]):
             if seen[emove[e]] >= d:
-                acount[e] += 1.0
-                asum[e] += reward[m]
+                acount[e] += weight
+                asum[e] += reward[m] * weight
     for d in range(depth):
         seen[emove[path_e[d]]] = -1
     for i in range(kept):

@@ -149,20 +149,22 @@ def test_mast_credits_the_moves_of_its_playouts_with_their_rewards() -> None:
     assert (sums <= counts).all() and (sums >= 0).all(), "rewards are within 0..1"
 
 
-def test_grave_counts_each_root_move_in_every_iteration_that_plays_it() -> None:
+@pytest.mark.parametrize("leaf", [1, 64])
+def test_grave_counts_each_root_move_in_every_iteration_that_plays_it(leaf: int) -> None:
     """All moves as first at the root, in a real search: a column counts at most once an
     iteration, and at least whenever it was the root's move. The playouts' moves count
     too: the first player uses several columns in a random game, far more than the
-    tree's one or two moves of that player in a pass of 400 iterations."""
+    tree's one or two moves of that player in a pass of 400 iterations. A batch of 64
+    playouts counts as 64 samples, in the visits and in these counts alike."""
     game = public("connectFour")
     tree = tree_of(game)
-    report = tree.search(game.initial_state(), None, 400, 1.4, 64, 5, grave=20)
-    assert report.playouts == report.iterations == 400, "one playout per leaf"
+    report = tree.search(game.initial_state(), None, 400, 1.4, leaf, 5, grave=20)
+    assert report.iterations == 400 and report.playouts == 400 * leaf
     arrays = tree.tree._tree  # type: ignore[attr-defined]
     first, n = int(arrays[1][0]), int(arrays[2][0])
     counts, amaf = arrays[11][first : first + n], arrays[13][first : first + n]
-    assert (amaf >= counts).all() and (amaf <= 400).all()
-    assert 3 * 400 <= amaf.sum() <= n * 400
+    assert (amaf >= counts).all() and (amaf <= 400 * leaf).all()
+    assert 3 * 400 * leaf <= amaf.sum() <= n * 400 * leaf
     wins = arrays[14][first : first + n]
     assert (wins >= 0).all() and (wins <= amaf).all(), "rewards are within 0..1"
 
@@ -186,9 +188,9 @@ def test_all_moves_as_first_counts_moves_played_at_or_below_each_node() -> None:
     seen = np.full(32, -1, dtype=np.int64)
     path_n, path_e = np.array([0, 1]), np.array([1, 6])
     played = np.array([12, 20, 10, 21])
-    sk._amaf_backup(tree, path_n, path_e, 2, 2, played, 4, np.array([1.0, 0.25]), seen)
-    assert list(tree[13][:8]) == [1, 1, 1, 0, 0, 1, 1, 0]
-    assert list(tree[14][:8]) == [1, 1, 1, 0, 0, 0.25, 0.25, 0], "each node's mover's reward"
+    sk._amaf_backup(tree, path_n, path_e, 2, 2, played, 4, np.array([1.0, 0.25]), 2.0, seen)
+    assert list(tree[13][:8]) == [2, 2, 2, 0, 0, 2, 2, 0], "two samples (a batch's weight)"
+    assert list(tree[14][:8]) == [2, 2, 2, 0, 0, 0.5, 0.5, 0], "each node's mover's reward"
     assert (seen == -1).all(), "the scratch is left clean"
 
 
