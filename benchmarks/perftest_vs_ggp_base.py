@@ -75,7 +75,7 @@ def ggpkit_side(game: Path, seconds: float, scalar: bool, setup_timeout: float) 
     kv = dict(line.split("=", 1) for line in text.splitlines())
     if done.returncode != 0 or "numRollouts" not in kv:
         error = kv.get("errorMessage") or _last_line(done.stderr)
-        return Run(error=error, engine=kv.get("version", ""))
+        return Run(error=error, engine=kv.get("version", "").rsplit("-", 1)[0])
     ms = int(kv["millisecondsTaken"])
     rate = 1000.0 * int(kv["numRollouts"]) / ms
     return Run([rate], [wall - ms / 1000.0], kv["version"].rsplit("-", 1)[0])
