@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from ggpkit import __version__
 from ggpkit.games.gdl_game import COMPILE_TIMEOUT, GdlGameError, make_reasoner
-from ggpkit.gdl.kif import GdlSyntaxError, parse_rules
+from ggpkit.gdl.kif import GdlSyntaxError, parse_rules, read_kif_file
 from ggpkit.reasoning.base import Reasoner, ReasonerError
 from ggpkit.reasoning.fast import DEFAULT_MAX_STEPS, LANE_THRESHOLD, PropnetReasoner
 from ggpkit.reasoning.grounding import GroundingError
@@ -156,19 +156,12 @@ def perftest(
     """
     engine = "ggpkit"
     try:
-        rules = parse_rules(gdl_file.read_text(encoding="utf-8"), str(gdl_file))
+        rules = parse_rules(read_kif_file(gdl_file), str(gdl_file))
         reasoner, _, _ = make_reasoner(rules, "auto", timeout or COMPILE_TIMEOUT)
         if isinstance(reasoner, PropnetReasoner):
             engine = f"ggpkit-propnet-{mode}"
             return run_propnet(reasoner, seconds, mode)
         engine = "ggpkit-joincode"
         return run_api(reasoner, seconds, name=engine)
-    except (
-        OSError,
-        UnicodeDecodeError,
-        GdlSyntaxError,
-        GroundingError,
-        ReasonerError,
-        GdlGameError,
-    ) as e:
+    except (OSError, GdlSyntaxError, GroundingError, ReasonerError, GdlGameError) as e:
         return PerfResult(error=f"{type(e).__name__}: {e}", engine=engine)
