@@ -219,12 +219,10 @@ def _positions_spec(positions: tuple[int, ...]) -> _Spec:
     return tuple(((p,), "v") for p in positions)
 
 
-class _WorkMeter:
-    """Facts filed into indexes built on first use, in this process: work that join steps
-    do not count, read before and after a plan's trial (threads may add to it at once:
-    that only sways a plan choice, never an answer)."""
-
-    __slots__ = ("filed",)
+class _WorkMeter(threading.local):
+    """Facts filed into indexes built on first use, by this thread: work that join steps
+    do not count, read before and after a plan's trial. Per thread, so that another
+    thread's queries never count in a trial (the choice stays the same run to run)."""
 
     def __init__(self) -> None:
         self.filed = 0
@@ -1000,7 +998,7 @@ class _Db:
             shape = self._shape(cr, delta_step, delta, positions)
         rels, steps, code, trial = shape
         before = self.ticks
-        work = before + _INDEX_WORK.filed
+        work = before + _INDEX_WORK.filed if trial is not None else 0
         if code is None:
             self._interpret(cr, steps, rels, delta_step, delta, out, positions, key)
         else:
