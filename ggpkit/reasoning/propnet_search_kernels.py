@@ -585,8 +585,11 @@ def select_edge(node, tree, c, rng, path_n, depth, grave):  # type: ignore[no-un
     for e in range(a, b):
         ch = echild[e]
         n = count[e]
-        r = e if ref == node else _edge_of(ref, emove[e], tree)
-        ac = acount[r] if grave > 0 and r >= 0 else 0.0
+        r = e
+        ac = 0.0
+        if grave > 0:  # UCB never looks up the reference's edge
+            r = e if ref == node else _edge_of(ref, emove[e], tree)
+            ac = acount[r] if r >= 0 else 0.0
         if ch >= 0 and proven[ch] != 0:
             if value[ch, m] < best_exact:
                 continue
