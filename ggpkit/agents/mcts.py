@@ -169,6 +169,7 @@ class MCTSAgent(Agent):
         compiled: int = 1,
         mast: int = 0,
         grave: int = 0,
+        paths: int = 1,
     ) -> None:
         self.limit = limit or Limit()
         self.c = c
@@ -188,6 +189,8 @@ class MCTSAgent(Agent):
         """Playouts in the compiled tree choose moves by MAST (one playout per leaf)."""
         self.grave = max(0, grave)
         """The compiled tree selects by GRAVE with this reference threshold (0: UCB)."""
+        self.paths = max(1, paths)
+        """Paths the compiled tree descends before their leaves are played out together."""
         self._tree: TreeSearch | None = None
         """The game's compiled tree, where it has one (and ``compiled`` allows it)."""
         self._report: TreeReport | None = None
@@ -226,7 +229,7 @@ class MCTSAgent(Agent):
         seed = self.rng.randrange(2**63)
         return MCTSAgent(
             self.limit, self.c, seed, self.max_nodes, self.leaf,
-            compiled=int(self.use_tree), mast=int(self.mast), grave=self.grave,
+            compiled=int(self.use_tree), mast=int(self.mast), grave=self.grave, paths=self.paths,
         )  # fmt: skip
 
     def root_visits(self, role: str) -> dict[Term, int]:
@@ -374,15 +377,27 @@ class MCTSAgent(Agent):
     ) -> Term:
         """The search of :meth:`_select` run in the game's compiled tree."""
         # A 64-lane batch costs the same for 8 playouts as for 64: fill it.
-        leaf = LANES if self._compiled and self.leaf >= 8 else self.leaf
-        per_iteration = leaf if leaf >= 8 else 1
+        batched = self.paths > 1 and len(game.roles) > 1 and not self.mast and not self.grave
+        if batched:  # each path's leaf gets exactly ``leaf`` playouts
+            leaf = per_iteration = self.leaf
+        else:
+            leaf = LANES if self._compiled and self.leaf >= 8 else self.leaf
+            per_iteration = leaf if leaf >= 8 else 1
         iterations = None if limit.playouts is None else -(-limit.playouts // per_iteration)
         seconds = None if deadline == math.inf else max(0.0, deadline - time.perf_counter())
         if seconds is None and iterations is None:
             iterations = 1
         seed = self.rng.getrandbits(63)
         report = tree.search(
-            state, seconds, iterations, self.c, leaf, seed, mast=self.mast, grave=self.grave
+            state,
+            seconds,
+            iterations,
+            self.c,
+            leaf,
+            seed,
+            mast=self.mast,
+            grave=self.grave,
+            paths=self.paths,
         )
         self._report = report
         self.last_iterations = report.iterations

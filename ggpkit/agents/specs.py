@@ -89,12 +89,14 @@ AGENTS: dict[str, _Kind] = {
             "compiled": _zero_or_one,
             "mast": _zero_or_one,
             "grave": _non_negative_int,
+            "paths": _positive_int,
         },
         "UCT Monte Carlo tree search (time s, playouts per move, exploration c, "
         "leaf playouts per new node, threads: parallel searches, one per core, "
         "compiled=0: the tree in Python even where the game has a compiled one, "
         "mast=1: compiled-tree playouts choose moves by MAST, grave=N: the compiled tree "
-        "selects by GRAVE, a node's all-moves-as-first statistics used from N visits)",
+        "selects by GRAVE, a node's all-moves-as-first statistics used from N visits, "
+        "paths=N: the compiled tree plays the leaves of N paths at once, leaf playouts each)",
     ),
     "alphabeta": _Kind(
         "ggpkit.agents.alphabeta:AlphaBetaAgent",

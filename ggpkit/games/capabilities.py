@@ -136,10 +136,12 @@ class TreeSearch(Protocol):
         seed: int,
         mast: bool = False,
         grave: int = 0,
+        paths: int = 1,
     ) -> TreeReport:
         """Search ``state`` within the limits (UCB constant ``c``, ``leaf`` playouts per leaf;
         ``mast``: playouts choose moves by MAST, one playout per leaf; ``grave`` > 0:
-        selection by GRAVE with that reference threshold).
+        selection by GRAVE with that reference threshold; ``paths`` > 1: that many paths
+        descend, with virtual losses, before their leaves are played out together).
 
         Raises :class:`~ggpkit.games.api.GameError` where it cannot search the game (two
         roles choosing at once): the agent then searches another way.

@@ -39,6 +39,7 @@ class PropnetTree:
         seed: int,
         mast: bool = False,
         grave: int = 0,
+        paths: int = 1,
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch`."""
         if not isinstance(state, bytes):
@@ -46,7 +47,7 @@ class PropnetTree:
         bits = self.reasoner.bits(state)
         try:
             found = self.tree.search(
-                bits, seconds, iterations, c, leaf, seed, mast=mast, grave=grave
+                bits, seconds, iterations, c, leaf, seed, mast=mast, grave=grave, paths=paths
             )
         except ReasonerError as e:
             raise GameError(f"{self.name}: {e}") from None

@@ -40,9 +40,10 @@ def warm_up_kernels(progress: Callable[[str], None] = lambda name: None) -> list
     ``progress`` hears the name of each game before it starts.
     """
     from ggpkit.games.registry import games, load
-    from ggpkit.reasoning import propnet_graph
+    from ggpkit.reasoning import propnet_graph, propnet_search
 
-    propnet_graph.warm_up()  # in this process too: the parent may build networks in-process
+    propnet_graph.warm_up()
+    propnet_search.warm_up()  # in this process too: the parent may build networks in-process
     done = []
     for name in games():
         for engine in ("native", "gdl"):
@@ -54,7 +55,8 @@ def warm_up_kernels(progress: Callable[[str], None] = lambda name: None) -> list
                 for count in (1, 64):  # the scalar kernel and the 64-lane one
                     game.playout_stats(game.initial_state(), count, 0)
             if caps.tree_search is not None:
-                for leaf in (1, 64):  # the compiled MCTS, with both leaf evaluations
-                    caps.tree_search().search(game.initial_state(), None, 20, 1.4, leaf, 0)
+                for leaf, paths in ((1, 1), (64, 1), (1, 8)):  # each way to evaluate leaves
+                    tree = caps.tree_search()
+                    tree.search(game.initial_state(), None, 20, 1.4, leaf, 0, paths=paths)
             done.append(f"{name} ({engine})")
     return done

@@ -407,16 +407,81 @@ def playouts64(  # type: ignore[no-untyped-def]
 ):  # fmt: skip
     """:func:`playouts` with 64 playouts in flight, one per bit of each node's word.
 
-    A lane whose playout ends is restarted at once with the next playout of the
-    batch, so lanes never idle while playouts remain. The start state must not be
-    terminal. Returns the same totals as the scalar kernel for the same seed.
+    Returns the same totals as the scalar kernel for the same seed; see
+    :func:`playouts64_from`, which this runs with the one start state.
+    """
+    sums = np.zeros((1, move_start.shape[0] - 1), dtype=np.int64)
+    done, moves, err = playouts64_from(
+        kind, in_start, inputs, order, blocks, phases, base_nodes, next_lits, legal_lits,
+        does_nodes, move_start, terminal_lit, goal_lits, goal_values, goal_start,
+        start_bits.reshape(1, -1), count, seed, max_steps, val, sums,
+    )  # fmt: skip
+    return done, moves, sums[0].copy(), err
+
+
+@njit(cache=True, nogil=True)
+def _load_lanes(starts, s, mask, base_nodes, val):  # type: ignore[no-untyped-def]
+    """Put start state ``starts[s]`` into the lanes of ``mask``."""
+    for i in range(base_nodes.shape[0]):
+        x = base_nodes[i]
+        if starts[s, i]:
+            val[x] |= mask
+        else:
+            val[x] &= ~mask
+
+
+@njit(cache=True, nogil=True)
+def _launch(starts, per_start, seed, launched, active, rng, steps, source, base_nodes, val):  # type: ignore[no-untyped-def]
+    """Start the next playouts in the free lanes: (playouts launched, active lanes).
+
+    Runs of lanes that share a start state are loaded with one pass over the base."""
+    count = starts.shape[0] * per_start
+    one = np.uint64(1)
+    mask = np.uint64(0)
+    s = -1
+    for lane in range(64):
+        if launched >= count:
+            break
+        bit = one << np.uint64(lane)
+        if active & bit:
+            continue
+        start = launched // per_start
+        if start != s and mask != 0:
+            _load_lanes(starts, s, mask, base_nodes, val)
+            mask = np.uint64(0)
+        s = start
+        mask |= bit
+        rng[lane] = seed_stream(seed, launched)
+        source[lane] = start
+        steps[lane] = 0
+        launched += 1
+        active |= bit
+    if mask != 0:
+        _load_lanes(starts, s, mask, base_nodes, val)
+    return launched, active
+
+
+@njit(cache=True, nogil=True)
+def playouts64_from(  # type: ignore[no-untyped-def]
+    kind, in_start, inputs, order, blocks, phases, base_nodes, next_lits, legal_lits,
+    does_nodes, move_start, terminal_lit, goal_lits, goal_values, goal_start,
+    starts, per_start, seed, max_steps, val, sums,
+):  # fmt: skip
+    """``per_start`` random playouts from each row of ``starts``, 64 in flight at a time.
+
+    Each node's word holds 64 independent states, one per bit (lane). A lane whose
+    playout ends is restarted at once with the next playout, so lanes never idle while
+    playouts remain. Playout ``j`` starts from ``starts[j // per_start]`` and draws from
+    random stream ``j`` (the scalar kernel's stream for the same seed); its goal values
+    are added to ``sums[j // per_start]``. Returns (playouts done, moves played, error).
     """
     nroles = move_start.shape[0] - 1
     nb = base_nodes.shape[0]
+    count = starts.shape[0] * per_start
     one = np.uint64(1)
     rng = np.zeros(64, dtype=np.uint64)
     steps = np.zeros(64, dtype=np.int64)
-    sums = np.zeros(nroles, dtype=np.int64)
+    source = np.zeros(64, dtype=np.int64)
     lane_moves = np.zeros((64, max(1, legal_lits.shape[0])), dtype=np.int32)
     nlegal = np.zeros(64, dtype=np.int64)
     tmp = np.zeros(nb, dtype=np.uint64)
@@ -425,21 +490,17 @@ def playouts64(  # type: ignore[no-untyped-def]
     val[1] = ~np.uint64(0)
     active = np.uint64(0)
     launched = 0
-    for lane in range(min(64, count)):
-        rng[lane] = seed_stream(seed, launched)
-        launched += 1
-        active |= one << np.uint64(lane)
-    for i in range(nb):
-        if start_bits[i]:
-            val[base_nodes[i]] = active
     moves = 0
     done = 0
-    while active != 0:
+    while launched < count or active != 0:
+        if launched < count and active != ~np.uint64(0):
+            launched, active = _launch(
+                starts, per_start, seed, launched, active, rng, steps, source, base_nodes, val
+            )
         eval_phase64(kind, in_start, inputs, order, blocks, phases[0], phases[1], val)
         term = _lit64(terminal_lit, val) & active
         if term != 0:
             eval_phase64(kind, in_start, inputs, order, blocks, phases[4], phases[5], val)
-            restart = np.uint64(0)
             w = term
             while w != 0:
                 lane = _ctz(w)
@@ -453,35 +514,23 @@ def playouts64(  # type: ignore[no-untyped-def]
                             found += 1
                             value = goal_values[k]
                     if found != 1:
-                        return done, moves, sums, ERR_GOAL
-                    sums[r] += value
+                        return done, moves, ERR_GOAL
+                    sums[source[lane], r] += value
                 moves += steps[lane]
                 done += 1
-                steps[lane] = 0
-                if launched < count:
-                    rng[lane] = seed_stream(seed, launched)
-                    launched += 1
-                    restart |= bit
-                else:
-                    active &= ~bit
-            if restart != 0:
-                for i in range(nb):
-                    x = base_nodes[i]
-                    if start_bits[i]:
-                        val[x] |= restart
-                    else:
-                        val[x] &= ~restart
-                eval_phase64(kind, in_start, inputs, order, blocks, phases[0], phases[1], val)
+                active &= ~bit
+            if launched < count:
+                continue  # refill the finished lanes before anyone moves
             if active == 0:
                 break
         for k in range(does_nodes.shape[0]):
             val[does_nodes[k]] = 0
         for r in range(nroles):
-            s = move_start[r]
-            e = move_start[r + 1]
+            s0 = move_start[r]
+            e0 = move_start[r + 1]
             for lane in range(64):
                 nlegal[lane] = 0
-            for k in range(s, e):
+            for k in range(s0, e0):
                 w = _lit64(legal_lits[k], val) & active
                 while w != 0:
                     lane = _ctz(w)
@@ -493,9 +542,9 @@ def playouts64(  # type: ignore[no-untyped-def]
                 lane = _ctz(w)
                 w &= w - one
                 if nlegal[lane] == 0:
-                    return done, moves, sums, ERR_NO_LEGAL
+                    return done, moves, ERR_NO_LEGAL
                 if steps[lane] >= max_steps:
-                    return done, moves, sums, ERR_TOO_LONG
+                    return done, moves, ERR_TOO_LONG
                 rng[lane], j = rand_below(rng[lane], nlegal[lane])
                 k = lane_moves[lane, j]
                 val[does_nodes[k]] |= one << np.uint64(lane)
@@ -510,4 +559,4 @@ def playouts64(  # type: ignore[no-untyped-def]
             lane = _ctz(w)
             w &= w - one
             steps[lane] += 1
-    return done, moves, sums, ERR_NONE
+    return done, moves, ERR_NONE

@@ -34,6 +34,10 @@ LINE_LENGTH = 100_000
 MAST_MOVES = 100_000
 """Moves of one playout MAST credits at its end (the rest of a longer playout is not)."""
 
+EDGES_PER_NODE = 32
+"""Edge slots per node slot. Expanded nodes of knightThrough have 40 edges each, and
+the slots are only reserved: the memory of the ones never used is never touched."""
+
 BATCH_SECONDS = 0.01
 """Each compiled call runs about this long, so the clock is read that often."""
 
@@ -71,8 +75,10 @@ class PropnetTreeSearch:
         self.net = net
         self.nroles = len(net.roles)
         nb = len(net.base)
-        per_node = nb + 64 + 16 * self.nroles + 8 * (40 + 8 * self.nroles)  # 8 edges a node
+        per_node = nb + 64 + 16 * self.nroles + EDGES_PER_NODE * (40 + 8 * self.nroles)
         self.capacity = max(1000, min(max_nodes, memory // per_node))
+        self._newid = np.zeros(self.capacity, dtype=np.int64)
+        self._order = np.zeros(self.capacity, dtype=np.int64)
         self._arrays = _net_arrays(net)
         self._work = _work_arrays(net)
         self._val = np.zeros(net.size, dtype=np.uint8)
@@ -94,6 +100,7 @@ class PropnetTreeSearch:
         self._seen = np.full(int(net.move_start[-1]), -1, dtype=np.int64)
         """GRAVE's scratch: each legal literal's last position in an iteration (-1: none)."""
         self._prepared = False
+        self._paths: tuple[npt.NDArray[np.generic], ...] | None = None
 
     def search(
         self,
@@ -106,12 +113,15 @@ class PropnetTreeSearch:
         max_steps: int = 100_000,
         mast: bool = False,
         grave: int = 0,
+        paths: int = 1,
     ) -> RootReport:
         """Search from the state ``bits`` (one byte per base proposition) within the limits.
 
         ``mast``: playouts choose moves by MAST (one playout per leaf) instead of at random.
         ``grave`` > 0: select by GRAVE, a node's all-moves-as-first statistics used from
         that many visits on (a leaf batch adds one playout whose moves are kept).
+        ``paths`` > 1 (games of several roles, without MAST or GRAVE): that many paths
+        descend before their leaves are played out together, ``leaf`` playouts each.
         At least one limit must be given. Raises :class:`SimultaneousMovesError` when a
         state with two choosing roles is met, ReasonerError on broken rules.
         """
@@ -128,7 +138,10 @@ class PropnetTreeSearch:
         while done < budget and time.perf_counter() < deadline:
             n = int(min(batch, budget - done))
             t0 = time.perf_counter()
-            code, ran, played = self._run(n, c, leaf, rng, max_steps, mast, grave)
+            if paths > 1 and self.nroles > 1 and not mast and grave == 0:
+                code, ran, played = self._run_paths(n, c, paths, leaf, rng, max_steps)
+            else:
+                code, ran, played = self._run(n, c, leaf, rng, max_steps, mast, grave)
             done += int(ran)
             playouts += float(played)
             if code == sk.STOP_PROVEN:
@@ -159,10 +172,41 @@ class PropnetTreeSearch:
         )  # fmt: skip
         return int(code), int(ran), float(played)
 
+    def _run_paths(
+        self, n: int, c: float, paths: int, per_path: int, rng: np.random.Generator, max_steps: int
+    ) -> tuple[int, int, float]:
+        q = self._queue(paths)
+        code, ran, played = sk.iterate_paths(
+            self._arrays, self._work, self._val, self._val64, self._tree, self._sizes,
+            self._root, n, c, max(1, per_path), np.uint64(rng.integers(0, 2**63)), max_steps,
+            q[0], q[1], q[2], q[3], q[4], q[5], self._reward,
+        )  # fmt: skip
+        return int(code), int(ran), float(played)
+
+    def _queue(self, paths: int) -> tuple[npt.NDArray[np.generic], ...]:
+        """The scratch of :func:`~propnet_search_kernels.iterate_paths` for ``paths`` paths."""
+        if self._paths is None or len(self._paths[2]) != paths:
+            nb = len(self.net.base)
+            self._paths = (
+                np.zeros((paths, MAX_DEPTH), dtype=np.int64),  # nodes of each path
+                np.zeros((paths, MAX_DEPTH), dtype=np.int64),  # edges of each path
+                np.zeros(paths, dtype=np.int64),  # depth of each path
+                np.zeros(paths, dtype=np.int64),  # leaf node of each path
+                np.zeros((paths, nb), dtype=np.uint8),  # leaf states
+                np.zeros((paths, self.nroles), dtype=np.int64),  # goal sums
+            )
+        return self._paths
+
     def _set_root(self, bits: npt.NDArray[np.uint8]) -> None:
-        """Continue from the node of ``bits`` near the last root, else start a new tree."""
+        """Continue from the node of ``bits`` near the last root, else start a new tree.
+
+        When half the node or edge slots are used, only the new root's subtree is kept.
+        """
         found = self._near_root(bits)
-        if found is None or self._sizes[0] > 0.9 * self.capacity:
+        if found is not None and self._half_full():
+            sk.compact(self._tree, self._sizes, found, self._newid, self._order)
+            found = 0
+        if found is None or self._half_full():
             self._sizes[:] = 0
             found = int(sk.new_node(bits, self._tree, self._sizes))
             self._best[:] = (-1.0, 0)
@@ -172,6 +216,9 @@ class PropnetTreeSearch:
             sk.prepare(self._arrays, self._work, bits, self._val)
             self._prepared = True
         self._root = found
+
+    def _half_full(self) -> bool:
+        return bool(self._sizes[0] > self.capacity // 2 or self._sizes[1] > len(self._tree[9]) // 2)
 
     def _near_root(self, bits: npt.NDArray[np.uint8]) -> int | None:
         if self._root < 0:
@@ -213,6 +260,14 @@ class PropnetTreeSearch:
             mover, moves, visits, means, exact, proven, iterations, playouts, line,
             float(self._best[0]),
         )  # fmt: skip
+
+
+def warm_up() -> None:
+    """Compile (or load) the tree's compaction, which a search meets only late in a match."""
+    tree = _tree_arrays(4, 1, 1)
+    sizes = np.array([1, 0], dtype=np.int64)
+    scratch = np.zeros(4, dtype=np.int64)
+    sk.compact(tree, sizes, 0, scratch, scratch.copy())
 
 
 def _raise_for(code: int) -> None:
@@ -263,7 +318,7 @@ def _work_arrays(net: Propnet) -> tuple[object, ...]:
 
 
 def _tree_arrays(capacity: int, nb: int, nroles: int) -> tuple[npt.NDArray[np.generic], ...]:
-    edges = capacity * 8
+    edges = capacity * EDGES_PER_NODE
     return (
         np.zeros((capacity, nb), dtype=np.uint8),  # 0 bits
         np.zeros(capacity, dtype=np.int64),  # 1 first edge

@@ -34,6 +34,7 @@ from ggpkit.reasoning.propnet_kernels import (
     _push,
     eval_phase,
     playouts64,
+    playouts64_from,
     rand_below,
     set_state,
 )
@@ -402,7 +403,7 @@ def _leaf_value(  # type: ignore[no-untyped-def]
 @njit(cache=True, nogil=True)
 def _backup(tree, path_n, path_e, depth, node, reward, weight):  # type: ignore[no-untyped-def]
     """Add ``weight`` samples of ``reward`` along the path; then prove what now can be."""
-    visits, proven, count, esum = tree[6], tree[7], tree[11], tree[12]
+    visits, count, esum = tree[6], tree[11], tree[12]
     visits[node] += weight
     for d in range(depth - 1, -1, -1):
         e = path_e[d]
@@ -410,6 +411,13 @@ def _backup(tree, path_n, path_e, depth, node, reward, weight):  # type: ignore[
         count[e] += weight
         for r in range(reward.shape[0]):
             esum[e, r] += reward[r] * weight
+    _prove_path(tree, path_n, depth)
+
+
+@njit(cache=True, nogil=True)
+def _prove_path(tree, path_n, depth):  # type: ignore[no-untyped-def]
+    """Prove the path's nodes from the deepest up, as far as each one can be."""
+    proven = tree[7]
     for d in range(depth - 1, -1, -1):
         if proven[path_n[d]] != 0 or not try_prove(path_n[d], tree):
             break
@@ -636,3 +644,217 @@ def _amaf_backup(  # type: ignore[no-untyped-def]
         seen[emove[path_e[d]]] = -1
     for i in range(kept):
         seen[played[i]] = -1
+
+
+@njit(cache=True, nogil=True)
+def _descend(net, work, val, tree, sizes, root, c, rng, w, path_n, path_e, start, reward):  # type: ignore[no-untyped-def]
+    """One pass down from ``root`` for a batch of paths: (code, rng, depth, leaf, queued).
+
+    Each edge taken counts ``w`` visits at once with no reward yet (a virtual loss), so
+    the next path of the batch looks elsewhere; the backup adds the rewards. The stored
+    children are walked without the network; only a new child is made by a step from
+    its parent's state. A proven node ends the path with its value in ``reward``
+    (``queued`` False); otherwise the leaf's state goes to ``start`` for the batch's
+    playouts (``leaf`` -1: a state the full tree could not store).
+    """
+    bits, nedge, fixed, mover = tree[0], tree[2], tree[4], tree[3]
+    proven, value, visits = tree[7], tree[8], tree[6]
+    echild, emove, count = tree[9], tree[10], tree[11]
+    ks, tmp = work[7], work[10]
+    node = root
+    depth = 0
+    if nedge[root] < 0 and proven[root] == 0:
+        load(bits[root], net, work, val)
+        code = expand(root, net, val, tree, sizes)
+        if code != STOP_DONE:
+            return code, rng, 0, root, False
+    while True:
+        if proven[node] != 0:
+            reward[:] = value[node, :]
+            return STOP_DONE, rng, depth, node, False
+        if nedge[node] < 0 or depth >= path_n.shape[0]:
+            start[:] = bits[node]
+            return STOP_DONE, rng, depth, node, True
+        e, rng = select_edge(node, tree, c, rng, path_n, depth, 0.0)
+        path_n[depth] = node
+        path_e[depth] = e
+        depth += 1
+        visits[node] += w
+        count[e] += w
+        if echild[e] >= 0:
+            node = echild[e]
+            continue
+        load(bits[node], net, work, val)
+        for r in range(ks.shape[0]):
+            ks[r] = fixed[node, r]
+        ks[mover[node]] = emove[e]
+        step(ks, tmp, net, work, val)
+        start[:] = tmp
+        ch = new_node(tmp, tree, sizes)
+        if ch < 0:
+            return STOP_DONE, rng, depth, -1, True
+        echild[e] = ch
+        code = expand(ch, net, val, tree, sizes)
+        if code != STOP_DONE:
+            return code, rng, depth, ch, False
+        if proven[ch] != 0:
+            reward[:] = value[ch, :]
+            return STOP_DONE, rng, depth, ch, False
+        return STOP_DONE, rng, depth, ch, True
+
+
+@njit(cache=True, nogil=True)
+def _backup_path(tree, path_n, path_e, depth, leaf, reward, w):  # type: ignore[no-untyped-def]
+    """The rewards of a path that :func:`_descend` counted already; then its proofs."""
+    visits, esum = tree[6], tree[12]
+    if leaf >= 0:
+        visits[leaf] += w
+    for d in range(depth):
+        e = path_e[d]
+        for r in range(reward.shape[0]):
+            esum[e, r] += reward[r] * w
+    _prove_path(tree, path_n, depth)
+
+
+@njit(cache=True, nogil=True)
+def iterate_paths(  # type: ignore[no-untyped-def]
+    net, work, val, val64, tree, sizes, root, iterations, c, per_path, seed, max_steps,
+    qn, qe, qdepth, qleaf, starts, sums, reward,
+):  # fmt: skip
+    """UCT iterations in batches of paths: (stop code, iterations, playouts).
+
+    Up to ``len(qdepth)`` paths descend (:func:`_descend`, with virtual losses) before
+    their leaves are played out together, ``per_path`` playouts each, in the 64-lane
+    kernel: a leaf costs a 64th of a batch, not a scalar playout, so the tree grows
+    many times faster than with one leaf at a time. Games of several roles only.
+    """
+    rng = seed | np.uint64(1)
+    w = float(per_path)
+    done = 0
+    playouts = 0.0
+    while done < iterations:
+        nq = 0
+        for _p in range(min(qdepth.shape[0], iterations - done)):
+            if tree[7][root] != 0:
+                break
+            code, rng, depth, leaf, queued = _descend(
+                net, work, val, tree, sizes, root, c, rng, w, qn[nq], qe[nq], starts[nq], reward
+            )
+            if code != STOP_DONE:
+                return code, done, playouts
+            done += 1
+            if queued:
+                qdepth[nq] = depth
+                qleaf[nq] = leaf
+                nq += 1
+            else:
+                _backup_path(tree, qn[nq], qe[nq], depth, leaf, reward, w)
+        if nq > 0:
+            code, played = _play_leaves(net, val64, starts[:nq], per_path, rng, max_steps, sums)
+            rng, _j = rand_below(rng, 2)
+            if code != STOP_DONE:
+                return code, done, playouts
+            playouts += played
+            for q in range(nq):
+                for r in range(reward.shape[0]):
+                    reward[r] = sums[q, r] / (100.0 * per_path)
+                _backup_path(tree, qn[q], qe[q], qdepth[q], qleaf[q], reward, w)
+        if tree[7][root] != 0:
+            return STOP_PROVEN, done, playouts
+    return STOP_DONE, done, playouts
+
+
+@njit(cache=True, nogil=True)
+def _play_leaves(net, val64, starts, per_path, rng, max_steps, sums):  # type: ignore[no-untyped-def]
+    """``per_path`` playouts from each row of ``starts``; goal sums to ``sums``."""
+    sums[:] = 0
+    seed = np.int64(rng >> np.uint64(1))
+    done, _moves, err = playouts64_from(
+        net[0], net[1], net[2], net[3], net[4], net[5], net[6], net[7], net[8], net[9],
+        net[10], net[11], net[12], net[13], net[14], starts, per_path, seed, max_steps, val64,
+        sums,
+    )  # fmt: skip
+    if err != 0:
+        return (STOP_NO_LEGAL, STOP_GOAL, STOP_TOO_LONG)[err - 1], 0.0
+    return STOP_DONE, float(done)
+
+
+@njit(cache=True, nogil=True)
+def compact(tree, sizes, root, newid, order):  # type: ignore[no-untyped-def]
+    """Keep only ``root``'s subtree, moved to the front of the arrays (``root`` becomes 0).
+
+    Why: a match's searches fill the arrays with the subtrees of moves not played;
+    dropping them lets the tree reuse what it knows of the new root and still grow.
+    Nodes keep their relative order, and so do the edge blocks, so every copy moves
+    an entry down onto a slot already vacated: no second set of arrays is needed.
+    ``newid`` and ``order`` are scratch of the node capacity.
+    """
+    nedge, first, echild = tree[2], tree[1], tree[9]
+    n = sizes[0]
+    newid[:n] = -1
+    newid[root] = 0
+    order[0] = root
+    top = 1
+    while top > 0:  # depth-first marking, ``order`` as the stack
+        top -= 1
+        node = order[top]
+        for e in range(first[node], first[node] + max(0, nedge[node])):
+            ch = echild[e]
+            if ch >= 0 and newid[ch] < 0:
+                newid[ch] = 0
+                order[top] = ch
+                top += 1
+    kept = 0
+    for i in range(n):
+        if newid[i] >= 0:
+            newid[i] = kept
+            order[kept] = i
+            kept += 1
+    for k in range(kept):
+        _move_node(tree, order[k], k)
+    sizes[1] = _compact_edges(tree, kept, newid, order)
+    sizes[0] = kept
+
+
+@njit(cache=True, nogil=True)
+def _move_node(tree, i, k):  # type: ignore[no-untyped-def]
+    if i == k:
+        return
+    tree[1][k] = tree[1][i]
+    tree[2][k] = tree[2][i]
+    tree[3][k] = tree[3][i]
+    tree[5][k] = tree[5][i]
+    tree[6][k] = tree[6][i]
+    tree[7][k] = tree[7][i]
+    tree[0][k, :] = tree[0][i, :]
+    tree[4][k, :] = tree[4][i, :]
+    tree[8][k, :] = tree[8][i, :]
+
+
+@njit(cache=True, nogil=True)
+def _compact_edges(tree, kept, newid, order):  # type: ignore[no-untyped-def]
+    """Move the kept nodes' edge blocks down, in their old order, renumbering children."""
+    first, nedge, echild = tree[1], tree[2], tree[9]
+    nexp = 0
+    for k in range(kept):
+        if nedge[k] > 0:
+            order[nexp] = k
+            nexp += 1
+    blocks = order[:nexp]
+    by_first = np.argsort(first[blocks], kind="mergesort")
+    pos = 0
+    for j in range(nexp):
+        node = blocks[by_first[j]]
+        a = first[node]
+        for e in range(a, a + nedge[node]):
+            t = pos + e - a
+            ch = echild[e]
+            echild[t] = newid[ch] if ch >= 0 else -1
+            tree[10][t] = tree[10][e]
+            tree[11][t] = tree[11][e]
+            tree[13][t] = tree[13][e]
+            tree[14][t] = tree[14][e]
+            tree[12][t, :] = tree[12][e, :]
+        first[node] = pos
+        pos += nedge[node]
+    return pos

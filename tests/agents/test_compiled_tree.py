@@ -10,6 +10,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 import ggpkit
@@ -45,7 +46,7 @@ def random_state(game: Game[Any], plies: int, rng: random.Random) -> Any:
     return state
 
 
-SEARCHES = [{}, {"mast": True}, {"grave": 20}]
+SEARCHES = [{}, {"mast": True}, {"grave": 20}, {"paths": 16}]
 """Options of the compiled tree that change how it searches: each must stay sound."""
 
 
@@ -79,15 +80,35 @@ def test_proven_values_are_the_generic_solvers(
     assert proven > 0
 
 
-def test_root_statistics_cover_the_legal_moves_and_every_iteration() -> None:
+@pytest.mark.parametrize("paths", [1, 64])
+def test_root_statistics_cover_the_legal_moves_and_every_iteration(paths: int) -> None:
     game = public("connectFour")
     state = random_state(game, 4, random.Random(2))
-    report = tree_of(game).search(state, None, 3000, 1.4, 1, 7)
+    report = tree_of(game).search(state, None, 3000, 1.4, 1, 7, paths=paths)
     mover = game.to_move(state)
     assert report.mover == mover
     assert sorted(map(str, report.moves)) == sorted(map(str, game.legal_moves(state, mover)))
     assert sum(report.visits) == report.iterations == 3000
     assert all(0.0 <= m <= 1.0 for m in report.means)
+
+
+@pytest.mark.parametrize(("name", "leaf"), [("connectFour", 1), ("breakthroughSmall", 3)])
+def test_batched_paths_count_every_visit_once(name: str, leaf: int) -> None:
+    """With paths played out together, a path counts its visits on the way down (a
+    virtual loss) and its rewards on the way back: once all are back, every edge
+    counts as many visits as its child, ``leaf`` samples a path, and every mean
+    reward is within 0..1."""
+    game = public(name)
+    tree = tree_of(game)
+    report = tree.search(game.initial_state(), None, 2000, 1.4, leaf, 3, paths=32)
+    assert report.iterations == 2000 and sum(report.visits) == 2000 * leaf
+    arrays = tree.tree._tree  # type: ignore[attr-defined]
+    nedges = int(tree.tree._sizes[1])  # type: ignore[attr-defined]
+    child, count, sums = arrays[9][:nedges], arrays[11][:nedges], arrays[12][:nedges]
+    stored = child >= 0
+    assert stored.sum() > 1000, "the tree grew by about one node a path"
+    assert (count[stored] == arrays[6][child[stored]]).all()
+    assert (sums >= 0).all() and (sums <= count[:, None] + 1e-9).all()
 
 
 def test_a_search_from_a_child_continues_the_tree() -> None:
@@ -228,3 +249,45 @@ def test_the_python_tree_never_plays_a_move_proven_to_lose_however_visited() -> 
         root.counts[r][i] = 10**6
     assert agent._final_choice(root, r) not in losing
     assert all(root.moves[r][i] not in agent.root_visits("oplayer") for i in losing)
+
+
+def _subtree(arrays: Any, node: int) -> tuple[Any, ...]:
+    """Everything the tree knows below ``node``, independent of where it is stored."""
+    first, n = int(arrays[1][node]), int(arrays[2][node])
+    edges = tuple(
+        (
+            int(arrays[10][e]),
+            float(arrays[11][e]),
+            tuple(arrays[12][e]),
+            None if arrays[9][e] < 0 else _subtree(arrays, int(arrays[9][e])),
+        )
+        for e in range(first, first + max(0, n))
+    )
+    node_data = (bytes(arrays[0][node]), float(arrays[6][node]), int(arrays[7][node]))
+    return (node_data, tuple(arrays[8][node]), int(arrays[3][node]), edges)
+
+
+def _count(sub: tuple[Any, ...]) -> int:
+    return 1 + sum(_count(e[3]) for e in sub[3] if e[3] is not None)
+
+
+def test_compaction_keeps_the_new_roots_subtree_exactly() -> None:
+    from ggpkit.reasoning import propnet_search_kernels as sk
+
+    game = public("connectFour")
+    search = tree_of(game).tree  # type: ignore[attr-defined]
+    search.search(game.reasoner.bits(game.initial_state()), None, 3000, 1.4, 1, 4)
+    arrays, sizes = search._tree, search._sizes
+
+    def most_visited_child(node: int) -> int:
+        edges = range(int(arrays[1][node]), int(arrays[1][node]) + int(arrays[2][node]))
+        return max((int(arrays[9][e]) for e in edges), key=lambda c: arrays[6][c])
+
+    grandchild = most_visited_child(most_visited_child(0))
+    before = _subtree(arrays, grandchild)
+    assert _count(before) > 50
+    sk.compact(arrays, sizes, grandchild, search._newid, search._order)
+    assert _subtree(arrays, 0) == before
+    assert sizes[0] == _count(before) and sizes[0] < 3000
+    first, nedge = arrays[1][: sizes[0]], arrays[2][: sizes[0]]
+    assert (first + np.maximum(nedge, 0)).max() == sizes[1], "the edges are packed"

@@ -220,9 +220,12 @@ def _rand_below(rng: int, n: int) -> tuple[int, int]:
     return rng, (((rng * 2685821657736338717) & _M64) >> 33) % n
 
 
-def _replay(r: PropnetReasoner, start: bytes, count: int, seed: int) -> tuple[int, list[int]]:
+def _replay(
+    r: PropnetReasoner, start: bytes, count: int, seed: int, first: int = 0
+) -> tuple[int, list[int]]:
+    """Playouts ``first`` .. ``first + count - 1`` of a batch, replayed through the API."""
     moves, sums = 0, [0] * len(r.roles)
-    for j in range(count):
+    for j in range(first, first + count):
         rng, s = _stream(seed, j), start
         while not r.terminal(s):
             joint = []
@@ -270,6 +273,42 @@ def test_kernels_replay_exactly_on_corpus_games(name: str, monkeypatch: pytest.M
     s = r.next(s, [r.legal(s, i)[0] for i in range(len(r.roles))])
     expected = _replay(r, s, 70, seed=11)
     assert _both_kernels(r, s, 70, 11, monkeypatch) == [expected, expected]
+
+
+@pytest.mark.parametrize(("name", "per_start"), [("ticTacToe", 5), ("connectFour", 23)])
+def test_the_lane_kernel_plays_each_start_on_its_own_streams(name: str, per_start: int) -> None:
+    """Several start states in one 64-lane batch (a compiled tree's leaves): each row's
+    sums are its own playouts' (streams ``row * per_start`` on), replayed through the
+    API; a terminal start scores itself. 23 a row overflows the 64 lanes, so lanes
+    restart from a different start than they had."""
+    import numpy as np
+
+    from ggpkit.reasoning import propnet_kernels as k
+
+    r = _corpus(name)
+    rng = random.Random(per_start)
+    starts = []
+    for plies in (0, 3, 6, 60):
+        s = r.initial()
+        for _ in range(plies):
+            if r.terminal(s):
+                break
+            s = r.next(s, [rng.choice(r.legal(s, i)) for i in range(len(r.roles))])
+        starts.append(s)
+    assert r.terminal(starts[-1])
+    net = r.net
+    sums = np.zeros((len(starts), len(r.roles)), dtype=np.int64)
+    done, moves, err = k.playouts64_from(
+        net.kind, net.in_start, net.inputs, net.order, net.blocks, net.phases,
+        net.base_nodes, net.next_lits, net.legal_lits, net.does_nodes, net.move_start,
+        net.terminal_lit, net.goal_lits, net.goal_values, net.goal_start,
+        np.array([r._unpack(s) for s in starts]), per_start, 99, 10_000,
+        np.zeros(net.size, dtype=np.uint64), sums,
+    )  # fmt: skip
+    assert (err, done) == (k.ERR_NONE, len(starts) * per_start)
+    replays = [_replay(r, s, per_start, 99, i * per_start) for i, s in enumerate(starts)]
+    assert [list(row) for row in sums] == [row_sums for _, row_sums in replays]
+    assert moves == sum(m for m, _ in replays)
 
 
 def test_playouts_from_a_terminal_state_score_it() -> None:
