@@ -96,7 +96,8 @@ AGENTS: dict[str, _Kind] = {
         "compiled=0: the tree in Python even where the game has a compiled one, "
         "mast=1: compiled-tree playouts choose moves by MAST, grave=N: the compiled tree "
         "selects by GRAVE, a node's all-moves-as-first statistics used from N visits, "
-        "paths=N: the compiled tree plays the leaves of N paths at once, leaf playouts each)",
+        "paths=N: in games of several roles, the compiled tree's 64-lane leaf batch is shared "
+        "by the leaves of N paths (default 64; 1: one leaf's batch at a time))",
     ),
     "alphabeta": _Kind(
         "ggpkit.agents.alphabeta:AlphaBetaAgent",
