@@ -175,25 +175,29 @@ class PropnetTreeSearch:
     def _run_paths(
         self, n: int, c: float, paths: int, per_path: int, rng: np.random.Generator, max_steps: int
     ) -> tuple[int, int, float]:
-        q = self._queue(paths)
         code, ran, played = sk.iterate_paths(
             self._arrays, self._work, self._val, self._val64, self._tree, self._sizes,
             self._root, n, c, max(1, per_path), np.uint64(rng.integers(0, 2**63)), max_steps,
-            q[0], q[1], q[2], q[3], q[4], q[5], self._reward,
+            self._queue(paths), self._reward,
         )  # fmt: skip
         return int(code), int(ran), float(played)
 
     def _queue(self, paths: int) -> tuple[npt.NDArray[np.generic], ...]:
         """The scratch of :func:`~propnet_search_kernels.iterate_paths` for ``paths`` paths."""
         if self._paths is None or len(self._paths[2]) != paths:
-            nb = len(self.net.base)
+            nb, nroles, nlegal = len(self.net.base), self.nroles, max(1, len(self.net.legal_lits))
             self._paths = (
-                np.zeros((paths, MAX_DEPTH), dtype=np.int64),  # nodes of each path
-                np.zeros((paths, MAX_DEPTH), dtype=np.int64),  # edges of each path
-                np.zeros(paths, dtype=np.int64),  # depth of each path
-                np.zeros(paths, dtype=np.int64),  # leaf node of each path
-                np.zeros((paths, nb), dtype=np.uint8),  # leaf states
-                np.zeros((paths, self.nroles), dtype=np.int64),  # goal sums
+                np.zeros((paths, MAX_DEPTH), dtype=np.int64),  # 0 nodes of each path
+                np.zeros((paths, MAX_DEPTH), dtype=np.int64),  # 1 edges of each path
+                np.zeros(paths, dtype=np.int64),  # 2 depth of each path
+                np.zeros(paths, dtype=np.int64),  # 3 leaf node of each path
+                np.zeros((paths, nb), dtype=np.uint8),  # 4 leaf states
+                np.zeros((paths, nroles), dtype=np.int64),  # 5 goal sums
+                np.zeros((paths, nroles), dtype=np.int64),  # 6 joint moves to new children
+                np.zeros((paths, nlegal), dtype=np.uint8),  # 7 their legal literals
+                np.zeros(paths, dtype=np.uint8),  # 8 whether they are terminal
+                np.zeros((paths, nroles), dtype=np.int64),  # 9 their goals
+                np.zeros(paths, dtype=np.int64),  # 10 rows of the batch
             )
         return self._paths
 
@@ -310,10 +314,11 @@ def _work_arrays(net: Propnet) -> tuple[object, ...]:
         np.zeros(max(1, int(sizes.max())), dtype=np.uint8),  # 6 old
         np.zeros(nroles, dtype=np.int64),  # 7 ks
         np.full(nroles, -1, dtype=np.int64),  # 8 chosen
-        np.zeros(1, dtype=np.int64),  # 9 unused
+        np.zeros(max(1, len(net.legal_lits)), dtype=np.uint8),  # 9 legal flags
         np.zeros(len(net.base), dtype=np.uint8),  # 10 tmp
         np.zeros(2 * nroles, dtype=np.int32),  # 11 does nodes to change
         np.zeros(2 * nroles, dtype=np.uint8),  # 12 their new values
+        np.zeros(nroles, dtype=np.int64),  # 13 goals of a state expanded
     )
 
 

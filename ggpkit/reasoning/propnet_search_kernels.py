@@ -37,6 +37,7 @@ from ggpkit.reasoning.propnet_kernels import (
     playouts64_from,
     rand_below,
     set_state,
+    step64,
 )
 
 STOP_DONE, STOP_PROVEN, STOP_SIMULTANEOUS, STOP_NO_LEGAL, STOP_GOAL, STOP_TOO_LONG = range(6)
@@ -246,65 +247,79 @@ def _mast_move(k, lo, hi, legal_lits, val, mast, rng):  # type: ignore[no-untype
 
 
 @njit(cache=True, nogil=True)
-def expand(node, net, val, tree, sizes):  # type: ignore[no-untyped-def]
-    """Fill in ``node`` (whose state ``val`` holds): terminal value or the mover's edges.
+def expand(node, net, work, val, tree, sizes):  # type: ignore[no-untyped-def]
+    """Fill in ``node``, whose state ``val`` holds: see :func:`expand_from`."""
+    legal_lits, terminal_lit = net[8], net[11]
+    legal, goal = work[9], work[13]
+    for k in range(legal_lits.shape[0]):
+        legal[k] = _lit(legal_lits[k], val)
+    ended = _lit(terminal_lit, val)
+    if ended:
+        goal_lits, goal_values, goal_start = net[12], net[13], net[14]
+        for r in range(goal.shape[0]):
+            found = 0
+            for k in range(goal_start[r], goal_start[r + 1]):
+                if _lit(goal_lits[k], val) != 0:
+                    found += 1
+                    goal[r] = goal_values[k]
+            if found != 1:
+                goal[r] = -1
+    return expand_from(node, legal, ended, goal, net, tree, sizes)
 
+
+@njit(cache=True, nogil=True)
+def expand_from(node, legal, ended, goal, net, tree, sizes):  # type: ignore[no-untyped-def]
+    """Fill in ``node``: its terminal value, or the mover's edges.
+
+    ``legal[k]`` says whether legal literal ``k`` holds in the node's state, ``ended``
+    whether it is terminal, ``goal[r]`` role r's goal there (-1: not exactly one).
     Returns a stop code; STOP_DONE also when the edge arrays are full (the node then
     stays unexpanded and is played out like a leaf).
     """
-    legal_lits, move_start, terminal_lit = net[8], net[10], net[11]
-    first, nedge, mover, fixed, term, proven, value = (
-        tree[1],
-        tree[2],
-        tree[3],
-        tree[4],
-        tree[5],
-        tree[7],
-        tree[8],
-    )
+    move_start = net[10]
+    first, nedge, mover, fixed = tree[1], tree[2], tree[3], tree[4]
+    term, proven, value = tree[5], tree[7], tree[8]
     echild, emove = tree[9], tree[10]
     nroles = move_start.shape[0] - 1
-    if _lit(terminal_lit, val) != 0:
+    if ended:
         term[node] = 1
-        if not goals(net, val, value[node]):
-            return STOP_GOAL
+        for r in range(nroles):
+            if goal[r] < 0:
+                return STOP_GOAL
+            value[node, r] = goal[r] / 100.0
         proven[node] = 1
         nedge[node] = 0
         return STOP_DONE
     chooser = -1
+    count = 1
     for r in range(nroles):
         nl = 0
-        last = -1
         for k in range(move_start[r], move_start[r + 1]):
-            if _lit(legal_lits[k], val) != 0:
+            if legal[k]:
                 nl += 1
-                last = k
+                fixed[node, r] = k
         if nl == 0:
             return STOP_NO_LEGAL
-        fixed[node, r] = last
         if nl > 1:
             if chooser >= 0:
                 return STOP_SIMULTANEOUS
             chooser = r
+            count = nl
     if chooser < 0:
         chooser = 0
-    count = 0
-    for k in range(move_start[chooser], move_start[chooser + 1]):
-        count += _lit(legal_lits[k], val)
     if sizes[1] + count > echild.shape[0]:
         return STOP_DONE
     mover[node] = chooser
     first[node] = sizes[1]
     for k in range(move_start[chooser], move_start[chooser + 1]):
-        if _lit(legal_lits[k], val) != 0:
+        if legal[k]:
             e = sizes[1]
             echild[e] = -1
             emove[e] = k
             tree[11][e] = 0.0
             tree[13][e] = 0.0
             tree[14][e] = 0.0
-            for r in range(nroles):
-                tree[12][e, r] = 0.0
+            tree[12][e, :] = 0.0
             sizes[1] += 1
     nedge[node] = count
     return STOP_DONE
@@ -464,7 +479,7 @@ def iterate(  # type: ignore[no-untyped-def]
                 reward[:] = value[node, :]
                 break
             if nedge[node] < 0:
-                code = expand(node, net, val, tree, sizes)
+                code = expand(node, net, work, val, tree, sizes)
                 if code != STOP_DONE:
                     return code, it, playouts
                 if proven[node] != 0:
@@ -646,61 +661,40 @@ def _amaf_backup(  # type: ignore[no-untyped-def]
         seen[played[i]] = -1
 
 
+PATH_PROVEN, PATH_LEAF, PATH_NEW = range(3)
+"""How a path of a batch ends: at a proven node, at a leaf to play out from, or at an
+edge whose child is still to be made."""
+
+
 @njit(cache=True, nogil=True)
-def _descend(net, work, val, tree, sizes, root, c, rng, w, path_n, path_e, start, reward):  # type: ignore[no-untyped-def]
-    """One pass down from ``root`` for a batch of paths: (code, rng, depth, leaf, queued).
+def _descend(tree, root, c, rng, w, path_n, path_e, reward):  # type: ignore[no-untyped-def]
+    """One pass down from ``root`` for a batch of paths: (rng, depth, node, how it ends).
 
     Each edge taken counts ``w`` visits at once with no reward yet (a virtual loss), so
-    the next path of the batch looks elsewhere; the backup adds the rewards. The stored
-    children are walked without the network; only a new child is made by a step from
-    its parent's state. A proven node ends the path with its value in ``reward``
-    (``queued`` False); otherwise the leaf's state goes to ``start`` for the batch's
-    playouts (``leaf`` -1: a state the full tree could not store).
+    the next path of the batch looks elsewhere; the backup adds the rewards. Only
+    stored states are walked, without the network. A proven node ends the path with
+    its value in ``reward``; :data:`PATH_NEW`: the last edge (``path_e[depth - 1]``)
+    of ``node`` has no child yet.
     """
-    bits, nedge, fixed, mover = tree[0], tree[2], tree[4], tree[3]
-    proven, value, visits = tree[7], tree[8], tree[6]
-    echild, emove, count = tree[9], tree[10], tree[11]
-    ks, tmp = work[7], work[10]
+    nedge, proven, value, visits = tree[2], tree[7], tree[8], tree[6]
+    echild, count = tree[9], tree[11]
     node = root
     depth = 0
-    if nedge[root] < 0 and proven[root] == 0:
-        load(bits[root], net, work, val)
-        code = expand(root, net, val, tree, sizes)
-        if code != STOP_DONE:
-            return code, rng, 0, root, False
     while True:
         if proven[node] != 0:
             reward[:] = value[node, :]
-            return STOP_DONE, rng, depth, node, False
+            return rng, depth, node, PATH_PROVEN
         if nedge[node] < 0 or depth >= path_n.shape[0]:
-            start[:] = bits[node]
-            return STOP_DONE, rng, depth, node, True
+            return rng, depth, node, PATH_LEAF
         e, rng = select_edge(node, tree, c, rng, path_n, depth, 0.0)
         path_n[depth] = node
         path_e[depth] = e
         depth += 1
         visits[node] += w
         count[e] += w
-        if echild[e] >= 0:
-            node = echild[e]
-            continue
-        load(bits[node], net, work, val)
-        for r in range(ks.shape[0]):
-            ks[r] = fixed[node, r]
-        ks[mover[node]] = emove[e]
-        step(ks, tmp, net, work, val)
-        start[:] = tmp
-        ch = new_node(tmp, tree, sizes)
-        if ch < 0:
-            return STOP_DONE, rng, depth, -1, True
-        echild[e] = ch
-        code = expand(ch, net, val, tree, sizes)
-        if code != STOP_DONE:
-            return code, rng, depth, ch, False
-        if proven[ch] != 0:
-            reward[:] = value[ch, :]
-            return STOP_DONE, rng, depth, ch, False
-        return STOP_DONE, rng, depth, ch, True
+        if echild[e] < 0:
+            return rng, depth, node, PATH_NEW
+        node = echild[e]
 
 
 @njit(cache=True, nogil=True)
@@ -718,50 +712,122 @@ def _backup_path(tree, path_n, path_e, depth, leaf, reward, w):  # type: ignore[
 
 @njit(cache=True, nogil=True)
 def iterate_paths(  # type: ignore[no-untyped-def]
-    net, work, val, val64, tree, sizes, root, iterations, c, per_path, seed, max_steps,
-    qn, qe, qdepth, qleaf, starts, sums, reward,
+    net, work, val, val64, tree, sizes, root, iterations, c, per_path, seed, max_steps, q,
+    reward,
 ):  # fmt: skip
     """UCT iterations in batches of paths: (stop code, iterations, playouts).
 
-    Up to ``len(qdepth)`` paths descend (:func:`_descend`, with virtual losses) before
-    their leaves are played out together, ``per_path`` playouts each, in the 64-lane
-    kernel: a leaf costs a 64th of a batch, not a scalar playout, so the tree grows
-    many times faster than with one leaf at a time. Games of several roles only.
+    Up to ``len(q[2])`` paths descend (:func:`_descend`, with virtual losses); their
+    new children are made together (:func:`_make_children`) and their leaves played
+    out together, ``per_path`` playouts each, in the 64-lane kernel: a leaf costs a
+    64th of a batch, not a scalar playout, so the tree grows many times faster than
+    with one leaf at a time. Games of several roles only. ``q`` is the batch's scratch
+    (see ``PropnetTreeSearch._queue``).
     """
+    qn, qe, qdepth, qleaf, starts = q[0], q[1], q[2], q[3], q[4]
     rng = seed | np.uint64(1)
     w = float(per_path)
     done = 0
     playouts = 0.0
-    while done < iterations:
+    if tree[2][root] < 0 and tree[7][root] == 0:
+        load(tree[0][root], net, work, val)
+        code = expand(root, net, work, val, tree, sizes)
+        if code != STOP_DONE:
+            return code, done, playouts
+    while done < iterations and tree[7][root] == 0:
         nq = 0
         for _p in range(min(qdepth.shape[0], iterations - done)):
             if tree[7][root] != 0:
                 break
-            code, rng, depth, leaf, queued = _descend(
-                net, work, val, tree, sizes, root, c, rng, w, qn[nq], qe[nq], starts[nq], reward
-            )
-            if code != STOP_DONE:
-                return code, done, playouts
+            rng, depth, node, how = _descend(tree, root, c, rng, w, qn[nq], qe[nq], reward)
             done += 1
-            if queued:
-                qdepth[nq] = depth
-                qleaf[nq] = leaf
-                nq += 1
-            else:
-                _backup_path(tree, qn[nq], qe[nq], depth, leaf, reward, w)
-        if nq > 0:
-            code, played = _play_leaves(net, val64, starts[:nq], per_path, rng, max_steps, sums)
-            rng, _j = rand_below(rng, 2)
-            if code != STOP_DONE:
-                return code, done, playouts
-            playouts += played
-            for q in range(nq):
-                for r in range(reward.shape[0]):
-                    reward[r] = sums[q, r] / (100.0 * per_path)
-                _backup_path(tree, qn[q], qe[q], qdepth[q], qleaf[q], reward, w)
-        if tree[7][root] != 0:
-            return STOP_PROVEN, done, playouts
+            if how == PATH_PROVEN:
+                _backup_path(tree, qn[nq], qe[nq], depth, node, reward, w)
+                continue
+            qdepth[nq] = depth
+            qleaf[nq] = node if how == PATH_LEAF else -2
+            starts[nq, :] = tree[0][node]
+            nq += 1
+        code = _make_children(net, val64, tree, sizes, q, nq, reward, w)
+        if code != STOP_DONE:
+            return code, done, playouts
+        code, played = _play_queue(net, val64, tree, q, nq, per_path, rng, max_steps, reward)
+        rng, _j = rand_below(rng, 2)
+        if code != STOP_DONE:
+            return code, done, playouts
+        playouts += played
+    if tree[7][root] != 0:
+        return STOP_PROVEN, done, playouts
     return STOP_DONE, done, playouts
+
+
+@njit(cache=True, nogil=True)
+def _make_children(net, val64, tree, sizes, q, nq, reward, w):  # type: ignore[no-untyped-def]
+    """Make the new children the batch's paths end at (``qleaf`` -2), in the 64-lane
+    kernel: each path's state row turns from its parent's into its child's, and its
+    leaf becomes the child (-1 when the tree is full). A terminal child ends its path
+    at once (its backup is done here, and its ``qleaf`` becomes -3)."""
+    qn, qe, qdepth, qleaf, starts = q[0], q[1], q[2], q[3], q[4]
+    joint, legal, term, goal, rows = q[6], q[7], q[8], q[9], q[10]
+    fixed, mover, emove, echild = tree[4], tree[3], tree[10], tree[9]
+    m = 0
+    for i in range(nq):
+        if qleaf[i] == -2:
+            parent = qn[i, qdepth[i] - 1]
+            e = qe[i, qdepth[i] - 1]
+            joint[m, :] = fixed[parent, :]
+            joint[m, mover[parent]] = emove[e]
+            rows[m] = i
+            m += 1
+    if m == 0:
+        return STOP_DONE
+    step64(
+        net[0], net[1], net[2], net[3], net[4], net[5], net[6], net[7], net[8], net[9],
+        net[11], net[12], net[13], net[14], starts, rows[:m], joint, val64, legal, term, goal,
+    )  # fmt: skip
+    for j in range(m):
+        i = rows[j]
+        e = qe[i, qdepth[i] - 1]
+        ch = echild[e]
+        if ch < 0:  # else an earlier path of the batch made it
+            ch = new_node(starts[i], tree, sizes)
+            qleaf[i] = ch  # -1: the tree is full, the state is played out unstored
+            if ch < 0:
+                continue
+            echild[e] = ch
+            code = expand_from(ch, legal[j], term[j], goal[j], net, tree, sizes)
+            if code != STOP_DONE:
+                return code
+        qleaf[i] = ch
+        if tree[7][ch] != 0:
+            reward[:] = tree[8][ch, :]
+            _backup_path(tree, qn[i], qe[i], qdepth[i], ch, reward, w)
+            qleaf[i] = -3
+    return STOP_DONE
+
+
+@njit(cache=True, nogil=True)
+def _play_queue(net, val64, tree, q, nq, per_path, rng, max_steps, reward):  # type: ignore[no-untyped-def]
+    """Play out the batch's open leaves (``qleaf`` > -3) together; back their paths up."""
+    qn, qe, qdepth, qleaf, starts, sums, rows = q[0], q[1], q[2], q[3], q[4], q[5], q[10]
+    m = 0
+    for i in range(nq):
+        if qleaf[i] > -3:
+            if m != i:
+                starts[m, :] = starts[i, :]
+            rows[m] = i
+            m += 1
+    if m == 0:
+        return STOP_DONE, 0.0
+    code, played = _play_leaves(net, val64, starts[:m], per_path, rng, max_steps, sums)
+    if code != STOP_DONE:
+        return code, 0.0
+    for j in range(m):
+        i = rows[j]
+        for r in range(reward.shape[0]):
+            reward[r] = sums[j, r] / (100.0 * per_path)
+        _backup_path(tree, qn[i], qe[i], qdepth[i], qleaf[i], reward, float(per_path))
+    return STOP_DONE, played
 
 
 @njit(cache=True, nogil=True)
