@@ -388,3 +388,55 @@ def test_a_role_without_moves_is_reported(count: int) -> None:
     )
     with pytest.raises(ReasonerError, match="no legal move"):
         r.playout_stats(r.initial(), count, seed=1)
+
+
+@pytest.mark.parametrize("name", ["ticTacToe", "connectFour", "breakthroughSmallHoles"])
+def test_step64_makes_the_same_children_as_the_reasoner(name: str) -> None:
+    """The compiled tree's batched expansion: 70 random (state, joint move) rows, so
+    two chunks of lanes; each child state, its legal moves, whether it is terminal and
+    its goals are the reasoner's."""
+    import numpy as np
+
+    from ggpkit.reasoning import propnet_kernels as k
+
+    r = _corpus(name)
+    net = r.net
+    rng = random.Random(len(name))
+    parents, joints = [], []
+    while len(parents) < 70:
+        s = r.initial()
+        for _ in range(rng.randrange(40)):
+            if r.terminal(s):
+                break
+            s = r.next(s, [rng.choice(r.legal(s, i)) for i in range(len(r.roles))])
+        if not r.terminal(s):
+            parents.append(s)
+            joints.append([rng.choice(r.legal(s, i)) for i in range(len(r.roles))])
+    index = [
+        {str(m): int(net.move_start[i]) + j for j, m in enumerate(net.moves[i])}
+        for i in range(len(r.roles))
+    ]
+    states = np.array([r._unpack(s) for s in parents])
+    joint = np.array([[index[i][str(m)] for i, m in enumerate(js)] for js in joints])
+    legal = np.zeros((70, len(net.legal_lits)), dtype=np.uint8)
+    term = np.zeros(70, dtype=np.uint8)
+    goal = np.zeros((70, len(r.roles)), dtype=np.int64)
+    k.step64(
+        net.kind, net.in_start, net.inputs, net.order, net.blocks, net.phases, net.base_nodes,
+        net.next_lits, net.legal_lits, net.does_nodes, net.terminal_lit, net.goal_lits,
+        net.goal_values, net.goal_start, states, np.arange(70), joint,
+        np.zeros(net.size, dtype=np.uint64), legal, term, goal,
+    )  # fmt: skip
+    ended = 0
+    for j, (s, js) in enumerate(zip(parents, joints, strict=True)):
+        child = r.next(s, js)
+        assert list(states[j]) == list(r._unpack(child))
+        for i in range(len(r.roles) if not r.terminal(child) else 0):
+            lo = int(net.move_start[i])
+            flags = {str(m) for t, m in enumerate(net.moves[i]) if legal[j, lo + t]}
+            assert flags == {str(m) for m in r.legal(child, i)}
+        assert bool(term[j]) == r.terminal(child)
+        if term[j]:
+            ended += 1
+            assert list(goal[j]) == [r.goal(child, i) for i in range(len(r.roles))]
+    assert ended > 0, "some children end the game"
