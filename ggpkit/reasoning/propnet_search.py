@@ -134,7 +134,7 @@ class PropnetTreeSearch:
         rng = np.random.default_rng(seed)
         done = 0
         playouts = 0.0
-        batch = 16
+        batch = 1  # the first call is one iteration: on chess_200 one 64-lane batch takes ~3 s
         while done < budget and time.perf_counter() < deadline:
             n = int(min(batch, budget - done))
             t0 = time.perf_counter()
