@@ -147,16 +147,25 @@ def _lit(x, val):  # type: ignore[no-untyped-def]
 @njit(cache=True, nogil=True)
 def goals(net, val, out):  # type: ignore[no-untyped-def]
     """Each role's goal / 100 into ``out``; False unless every role has exactly one."""
-    goal_lits, goal_values, goal_start = net[12], net[13], net[14]
     for r in range(out.shape[0]):
-        found = 0
-        for k in range(goal_start[r], goal_start[r + 1]):
-            if _lit(goal_lits[k], val) != 0:
-                found += 1
-                out[r] = goal_values[k] / 100.0
-        if found != 1:
+        points = _goal_points(net, val, r)
+        if points < 0:
             return False
+        out[r] = points / 100.0
     return True
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _goal_points(net, val, r):  # type: ignore[no-untyped-def]
+    """Role ``r``'s goal in ``val``'s state, or -1 unless exactly one holds."""
+    goal_lits, goal_values, goal_start = net[12], net[13], net[14]
+    found = 0
+    points = -1
+    for k in range(goal_start[r], goal_start[r + 1]):
+        if _lit(goal_lits[k], val) != 0:
+            found += 1
+            points = goal_values[k]
+    return points if found == 1 else -1
 
 
 @njit(cache=True, nogil=True)
@@ -255,15 +264,8 @@ def expand(node, net, work, val, tree, sizes):  # type: ignore[no-untyped-def]
         legal[k] = _lit(legal_lits[k], val)
     ended = _lit(terminal_lit, val)
     if ended:
-        goal_lits, goal_values, goal_start = net[12], net[13], net[14]
         for r in range(goal.shape[0]):
-            found = 0
-            for k in range(goal_start[r], goal_start[r + 1]):
-                if _lit(goal_lits[k], val) != 0:
-                    found += 1
-                    goal[r] = goal_values[k]
-            if found != 1:
-                goal[r] = -1
+            goal[r] = _goal_points(net, val, r)
     return expand_from(node, legal, ended, goal, net, tree, sizes)
 
 
