@@ -92,6 +92,9 @@ and drew 5-5 on connectFour (0.5 s a move, DEVELOPERS.md)."""
 LANES = 64
 """Playouts of one batch of the bit-parallel kernel: a compiled tree's leaf batch."""
 
+PYTHON_TREE_NODES = 200_000
+"""Most nodes the Python tree holds unless told (the compiled tree has its own budget)."""
+
 EXP3_GAMMA = 0.1
 """Exp3 exploration rate at simultaneous nodes (share of uniformly random choices)."""
 
@@ -178,7 +181,7 @@ class MCTSAgent(Agent):
         limit: Limit | None = None,
         c: float | None = None,
         seed: int | None = None,
-        max_nodes: int = 200_000,
+        nodes: int | None = None,
         leaf: int = 8,
         threads: int = 1,
         compiled: int = 1,
@@ -188,7 +191,9 @@ class MCTSAgent(Agent):
     ) -> None:
         self.limit = limit or Limit()
         self.c = c
-        self.max_nodes = max_nodes
+        self.max_nodes = nodes
+        """Most nodes the tree holds (None: the compiled tree's memory budget, or
+        :data:`PYTHON_TREE_NODES` in Python)."""
         self.leaf = max(1, leaf)
         self.rng = random.Random(seed)
         self._workers = SearchWorkers(threads - 1, self._worker) if threads > 1 else None
@@ -300,7 +305,7 @@ class MCTSAgent(Agent):
         caps = game.info.capabilities
         self._compiled = caps.compiled_playouts and len(game.roles) > 1
         if self.use_tree and caps.tree_search is not None:
-            self._tree = caps.tree_search()
+            self._tree = caps.tree_search(self.max_nodes)
         if len(game.roles) == 1 and caps.hint is not None:
             self._hint = caps.hint()
 
@@ -490,7 +495,7 @@ class MCTSAgent(Agent):
                 child = self._nodes.get(child_state)
                 if child is None:
                     child = _Node(game, child_state)
-                    if len(self._nodes) < self.max_nodes:
+                    if len(self._nodes) < (self.max_nodes or PYTHON_TREE_NODES):
                         self._nodes[child_state] = child
                         node.link(joint, child)
                     path.append((node, joint))

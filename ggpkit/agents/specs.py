@@ -90,6 +90,7 @@ AGENTS: dict[str, _Kind] = {
             "mast": _zero_or_one,
             "grave": _non_negative_int,
             "paths": _positive_int,
+            "nodes": _positive_int,
         },
         "UCT Monte Carlo tree search (time s, playouts per move, exploration c: 0.4 "
         "where paths share a batch, else 1.4, "
@@ -98,7 +99,9 @@ AGENTS: dict[str, _Kind] = {
         "mast=1: compiled-tree playouts choose moves by MAST, grave=N: the compiled tree "
         "selects by GRAVE, a node's all-moves-as-first statistics used from N visits, "
         "paths=N: in games of several roles, the compiled tree's 64-lane leaf batch is shared "
-        "by the leaves of N paths (default 64; 1: one leaf's batch at a time))",
+        "by the leaves of N paths (default 64; 1: one leaf's batch at a time), "
+        "nodes=N: most nodes the tree holds (default: the compiled tree's share of memory, "
+        "200,000 in Python))",
     ),
     "alphabeta": _Kind(
         "ggpkit.agents.alphabeta:AlphaBetaAgent",

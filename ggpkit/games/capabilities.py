@@ -197,8 +197,9 @@ class Capabilities:
     search: Callable[[], Searcher] | None = None
     solver_table: Callable[[TableProgress], Path] | None = None
     """Builds the solver's table of every reachable position (once; kept in the user cache)."""
-    tree_search: Callable[[], TreeSearch] | None = None
-    """A new compiled MCTS tree over the game's states (the propnet's, for GDL games)."""
+    tree_search: Callable[[int | None], TreeSearch] | None = None
+    """A new compiled MCTS tree over the game's states (the propnet's, for GDL games),
+    holding at most the given number of nodes (None: as many as its memory budget allows)."""
     end_reason: EndReason | None = None
     """Says why a terminal state ended the game (goal row reached, no legal move, ...)."""
 

@@ -248,7 +248,7 @@ class GdlGame(Game[Hashable]):
             notes=notes,
         )
 
-    def _tree_search(self) -> Callable[[], TreeSearch] | None:
+    def _tree_search(self) -> Callable[[int | None], TreeSearch] | None:
         """Compiled MCTS trees where the game runs on the propnet."""
         from ggpkit.games.gdl_tree import PropnetTrees
         from ggpkit.reasoning.fast import PropnetReasoner

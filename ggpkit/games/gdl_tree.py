@@ -24,10 +24,10 @@ if TYPE_CHECKING:
 class PropnetTree:
     """One agent's compiled tree over a propnet game (a :class:`TreeSearch`)."""
 
-    def __init__(self, name: str, reasoner: PropnetReasoner) -> None:
+    def __init__(self, name: str, reasoner: PropnetReasoner, max_nodes: int | None) -> None:
         self.name = name
         self.reasoner = reasoner
-        self.tree = PropnetTreeSearch(reasoner.net)
+        self.tree = PropnetTreeSearch(reasoner.net, max_nodes)
 
     def search(
         self,
@@ -78,5 +78,5 @@ class PropnetTrees:
     name: str
     reasoner: PropnetReasoner = field(compare=False)
 
-    def __call__(self) -> PropnetTree:
-        return PropnetTree(self.name, self.reasoner)
+    def __call__(self, max_nodes: int | None = None) -> PropnetTree:
+        return PropnetTree(self.name, self.reasoner, max_nodes)

@@ -56,7 +56,7 @@ def warm_up_kernels(progress: Callable[[str], None] = lambda name: None) -> list
                     game.playout_stats(game.initial_state(), count, 0)
             if caps.tree_search is not None:
                 for leaf, paths in ((1, 1), (64, 1), (1, 8)):  # each way to evaluate leaves
-                    tree = caps.tree_search()
+                    tree = caps.tree_search(1000)
                     tree.search(game.initial_state(), None, 20, 1.4, leaf, 0, paths=paths)
             done.append(f"{name} ({engine})")
     return done

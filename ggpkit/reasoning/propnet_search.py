@@ -15,6 +15,7 @@ grandchildren continues from that node, else the tree starts again.
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 
@@ -37,6 +38,14 @@ MAST_MOVES = 100_000
 EDGES_PER_NODE = 32
 """Edge slots per node slot. Expanded nodes of knightThrough have 40 edges each, and
 the slots are only reserved: the memory of the ones never used is never touched."""
+
+MEMORY_SHARE = 8
+"""A tree reserves at most this fraction (1/8) of the machine's memory ..."""
+
+MAX_MEMORY = 2 << 30
+"""... and at most 2 GiB. Reserved memory costs nothing until used, and a search of
+1.5 s on connectFour makes about 220,000 nodes: a tree of 200,000 filled within one move
+and was thrown away at the next."""
 
 BATCH_SECONDS = 0.01
 """Each compiled call runs about this long, so the clock is read that often."""
@@ -71,12 +80,15 @@ class RootReport:
 class PropnetTreeSearch:
     """UCT with solver backups over one network; see the module docstring."""
 
-    def __init__(self, net: Propnet, max_nodes: int = 200_000, memory: int = 512 << 20) -> None:
+    def __init__(
+        self, net: Propnet, max_nodes: int | None = None, memory: int | None = None
+    ) -> None:
         self.net = net
         self.nroles = len(net.roles)
         nb = len(net.base)
         per_node = nb + 64 + 16 * self.nroles + EDGES_PER_NODE * (40 + 8 * self.nroles)
-        self.capacity = max(1000, min(max_nodes, memory // per_node))
+        most = (memory if memory is not None else memory_budget()) // per_node
+        self.capacity = max(1000, most if max_nodes is None else min(max_nodes, most))
         self._newid = np.zeros(self.capacity, dtype=np.int64)
         self._order = np.zeros(self.capacity, dtype=np.int64)
         self._arrays = _net_arrays(net)
@@ -204,18 +216,20 @@ class PropnetTreeSearch:
     def _set_root(self, bits: npt.NDArray[np.uint8]) -> None:
         """Continue from the node of ``bits`` near the last root, else start a new tree.
 
-        When half the node or edge slots are used, only the new root's subtree is kept.
+        When half the node or edge slots are used, only the new root's subtree is kept,
+        however big: it is all the search knows about the position (a subtree that
+        fills the tree stops its growth, not its statistics).
         """
         found = self._near_root(bits)
-        if found is not None and self._half_full():
-            sk.compact(self._tree, self._sizes, found, self._newid, self._order)
-            found = 0
-        if found is None or self._half_full():
+        if found is None:
             self._sizes[:] = 0
             found = int(sk.new_node(bits, self._tree, self._sizes))
+        moved = found != self._root
+        if moved:
             self._best[:] = (-1.0, 0)
-        elif found != self._root:
-            self._best[:] = (-1.0, 0)
+        if self._half_full():
+            sk.compact(self._tree, self._sizes, found, self._newid, self._order)
+            found = 0
         if not self._prepared:
             sk.prepare(self._arrays, self._work, bits, self._val)
             self._prepared = True
@@ -264,6 +278,15 @@ class PropnetTreeSearch:
             mover, moves, visits, means, exact, proven, iterations, playouts, line,
             float(self._best[0]),
         )  # fmt: skip
+
+
+def memory_budget() -> int:
+    """Bytes one tree may reserve on this machine (see :data:`MEMORY_SHARE`)."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # not a POSIX system
+        total = 4 << 30
+    return max(64 << 20, min(MAX_MEMORY, total // MEMORY_SHARE))
 
 
 def warm_up() -> None:

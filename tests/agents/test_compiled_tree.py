@@ -33,7 +33,7 @@ def public(name: str) -> Game[Any]:
 def tree_of(game: Game[Any]) -> TreeSearch:
     make = game.info.capabilities.tree_search
     assert make is not None, f"{game.name} on the propnet declares a compiled tree"
-    return make()
+    return make(None)
 
 
 def random_state(game: Game[Any], plies: int, rng: random.Random) -> Any:
@@ -291,3 +291,15 @@ def test_compaction_keeps_the_new_roots_subtree_exactly() -> None:
     assert sizes[0] == _count(before) and sizes[0] < 3000
     first, nedge = arrays[1][: sizes[0]], arrays[2][: sizes[0]]
     assert (first + np.maximum(nedge, 0)).max() == sizes[1], "the edges are packed"
+
+
+def test_a_full_tree_keeps_the_new_roots_subtree_instead_of_starting_again() -> None:
+    game = public("connectFour")
+    make = game.info.capabilities.tree_search
+    assert make is not None
+    search = make(1000).tree  # type: ignore[attr-defined]
+    bits = game.reasoner.bits(game.initial_state())  # type: ignore[attr-defined]
+    first = search.search(bits, None, 3000, 1.4, 1, 4)
+    assert search._sizes[0] == search.capacity, "3000 iterations fill 1000 nodes"
+    again = search.search(bits, None, 10, 1.4, 1, 5)
+    assert sum(again.visits) == sum(first.visits) + 10, "the full tree was kept"
