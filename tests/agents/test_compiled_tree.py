@@ -198,9 +198,9 @@ def test_all_moves_as_first_counts_moves_played_at_or_below_each_node() -> None:
     import numpy as np
 
     from ggpkit.reasoning import propnet_search_kernels as sk
-    from ggpkit.reasoning.propnet_search import _tree_arrays
+    from ggpkit.reasoning.array_tree import tree_arrays
 
-    tree = _tree_arrays(4, 1, 2)
+    tree = tree_arrays(4, 1, 2, np.uint8)
     first, nedge, mover, emove = tree[1], tree[2], tree[3], tree[10]
     edges = {0: [10, 11, 12, 13], 1: [11, 20, 21, 22]}
     for node, moves in edges.items():
@@ -272,7 +272,7 @@ def _count(sub: tuple[Any, ...]) -> int:
 
 
 def test_compaction_keeps_the_new_roots_subtree_exactly() -> None:
-    from ggpkit.reasoning import propnet_search_kernels as sk
+    from ggpkit.reasoning import tree_kernels as tk
 
     game = public("connectFour")
     search = tree_of(game).tree  # type: ignore[attr-defined]
@@ -286,7 +286,7 @@ def test_compaction_keeps_the_new_roots_subtree_exactly() -> None:
     grandchild = most_visited_child(most_visited_child(0))
     before = _subtree(arrays, grandchild)
     assert _count(before) > 50
-    sk.compact(arrays, sizes, grandchild, search._newid, search._order)
+    tk.compact(arrays, sizes, grandchild, search._newid, search._order)
     assert _subtree(arrays, 0) == before
     assert sizes[0] == _count(before) and sizes[0] < 3000
     first, nedge = arrays[1][: sizes[0]], arrays[2][: sizes[0]]

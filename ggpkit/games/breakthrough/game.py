@@ -29,8 +29,9 @@ from ggpkit.games.api import (
     UnknownRoleError,
     Utility,
 )
-from ggpkit.games.breakthrough import extras, kernels
+from ggpkit.games.breakthrough import extras, kernels, tree
 from ggpkit.games.capabilities import Capabilities
+from ggpkit.games.native_tree import NativeTrees
 from ggpkit.games.twin import FromTwin
 from ggpkit.gdl.terms import Const, Func, Term, func
 
@@ -183,6 +184,7 @@ class BreakthroughHoles(FromTwin, Game[BtState]):
             notation=extras.NOTATION,
             board=extras.BOARD,
             solver=extras.solver,
+            tree_search=NativeTrees("breakthrough-holes", ROLES, tree.PLAIN),
         ),
     )
     capture = False
@@ -347,6 +349,7 @@ class BreakthroughHolesCapture(BreakthroughHoles):
             end_reason=extras.end_reason,
             notation=extras.NOTATION,
             board=extras.BOARD,
+            tree_search=NativeTrees("breakthrough-holes-capture", ROLES, tree.CAPTURE),
         ),
     )
 

@@ -42,7 +42,8 @@ from ggpkit.games.api import (
     Utility,
 )
 from ggpkit.games.capabilities import Capabilities
-from ggpkit.games.checkers import extras, kernels
+from ggpkit.games.checkers import extras, kernels, tree
+from ggpkit.games.native_tree import NativeTrees
 from ggpkit.games.twin import FromTwin
 from ggpkit.gdl.terms import Const, Func, Term, func
 
@@ -208,6 +209,7 @@ class PawnCheckers(FromTwin, Game[CheckersState]):
             notation=extras.NOTATION,
             board=extras.BOARD,
             search=extras.search_plain,
+            tree_search=NativeTrees("pawn-checkers", ROLES, tree.PLAIN),
         ),
     )
     wrap = False
@@ -481,6 +483,7 @@ class PawnCheckersBarrel(PawnCheckers):
             notation=extras.NOTATION,
             board=extras.BOARD,
             search=extras.search_barrel,
+            tree_search=NativeTrees("pawn-checkers-barrel", ROLES, tree.BARREL),
         ),
     )
 

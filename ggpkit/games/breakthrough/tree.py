@@ -1,0 +1,105 @@
+"""Breakthrough-holes in the native compiled tree (:mod:`ggpkit.games.native_tree`).
+
+A state is the row (white, black, control). A move of the side with control is its
+destination cell and its kind (0 straight, 1 towards x-1, 2 towards x+1), index
+``3 * cell + kind``: each gives exactly one source cell (:func:`kernels.source_of`).
+Index 108 is the noop of the side without control.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+from numba import njit
+
+from ggpkit.games.breakthrough import kernels as k
+from ggpkit.games.native_tree import NativeTreeKernels
+from ggpkit.gdl.terms import Const, Term, func
+
+CELLS = 36
+NOOP_INDEX = 3 * CELLS
+MOVE_START = (0, NOOP_INDEX + 1, 2 * (NOOP_INDEX + 1))
+
+
+@njit(cache=True, nogil=True)
+def _describe_row(row, legal, term, goal, capture):  # type: ignore[no-untyped-def]
+    """Legal flags, terminal flag and goals of the state ``row``."""
+    white, black, control = row[0], row[1], int(np.int64(row[2]))
+    white_win, black_win = k.wins(white, black, control, capture)
+    term[0] = white_win or black_win
+    goal[0] = 100 * int(white_win)
+    goal[1] = 100 * int(black_win)
+    if term[0]:
+        return
+    legal[:] = 0
+    legal[(1 - control) * (NOOP_INDEX + 1) + NOOP_INDEX] = 1
+    base = control * (NOOP_INDEX + 1)
+    boards = k.destinations(white, black, control, capture)
+    for kind in range(3):
+        b = boards[kind]
+        while b != k.U(0):
+            low = b & (~b + k.ONE)
+            b ^= low
+            legal[base + 3 * k._bit_index(low) + kind] = 1
+
+
+@njit(cache=True, nogil=True)
+def describe(rows, idx, legal, term, goal, capture):  # type: ignore[no-untyped-def]
+    for j in range(idx.shape[0]):
+        _describe_row(rows[idx[j]], legal[j], term[j : j + 1], goal[j], capture)
+
+
+@njit(cache=True, nogil=True)
+def children(rows, idx, joint, legal, term, goal, capture):  # type: ignore[no-untyped-def]
+    for j in range(idx.shape[0]):
+        row = rows[idx[j]]
+        control = int(np.int64(row[2]))
+        code = joint[j, control] - control * (NOOP_INDEX + 1)
+        dst = k.ONE << k.U(code // 3)
+        src = k.source_of(dst, code % 3, control)
+        white, black, nxt = k.apply_move(row[0], row[1], control, src, dst)
+        row[0] = white
+        row[1] = black
+        row[2] = k.U(nxt)
+        _describe_row(row, legal[j], term[j : j + 1], goal[j], capture)
+
+
+@njit(cache=True, nogil=True)
+def playouts(rows, count, seed, sums, capture):  # type: ignore[no-untyped-def]
+    moves = 0
+    for j in range(rows.shape[0]):
+        row = rows[j]
+        played, sum_w, sum_b = k.playout_stats(
+            int(np.int64(row[0])),
+            int(np.int64(row[1])),
+            int(np.int64(row[2])),
+            capture,
+            count,
+            (seed + 7919 * j) & (2**62 - 1),
+        )
+        sums[j, 0] += sum_w
+        sums[j, 1] += sum_b
+        moves += played
+    return moves
+
+
+def state_row(state: tuple[int, int, int]) -> npt.NDArray[np.uint64]:
+    """The row of a position (white, black, control)."""
+    return np.array(state, dtype=np.uint64)
+
+
+def move_term(role: int, index: int) -> Term:
+    """The term of move ``index`` of role ``role`` (see the module docstring)."""
+    if index == NOOP_INDEX:
+        return Const("noop")
+    cell, kind = divmod(index, 3)
+    x2, y2 = cell % 6 + 1, cell // 6 + 1
+    dy = 1 if role == 0 else -1
+    dx = (0, -1, 1)[kind]
+    return func("move", x2 - dx, y2 - dy, x2, y2)
+
+
+PLAIN = NativeTreeKernels(3, MOVE_START, state_row, move_term, describe, children, playouts, False)
+"""Breakthrough-holes without captures."""
+CAPTURE = NativeTreeKernels(3, MOVE_START, state_row, move_term, describe, children, playouts, True)
+"""Breakthrough-holes with diagonal captures (the public breakthroughSmallHoles)."""

@@ -1,0 +1,464 @@
+"""A UCT tree in arrays, generic over how states are stored and stepped.
+
+Why apart from the propnet's kernels: the tree itself (nodes, edges, selection by UCB
+or GRAVE, virtual losses, backups, MCTS-solver proofs, compaction) does not depend on
+what a state is. :mod:`ggpkit.reasoning.propnet_search_kernels` steps states on a
+propnet; a native game steps its own bitboards (:mod:`ggpkit.games.native_tree`).
+Both store a state as one row of ``tree[0]`` (propnet: a byte per base proposition,
+native: the game's uint64 words) and a move as an index into the roles' move ranges
+(``move_start``: role r's moves are ``move_start[r]`` to ``move_start[r + 1] - 1``).
+
+Arrays, by index: the tree has nodes (0 ``bits`` the state row, 1 ``first`` / 2
+``nedge`` their edges (-1: not expanded), 3 ``mover``, 4 ``fixed`` the one move of each
+role without a choice, 5 ``term``, 6 ``visits``, 7 ``proven``, 8 ``value`` per role in
+0..1) and edges (9 ``child``, 10 ``move``, 11 ``count``, 12 reward sums per role, 13 and
+14 GRAVE's all-moves-as-first count and sum). A batch of paths keeps its scratch in
+``q`` (see ``PropnetTreeSearch._queue``): 0 nodes and 1 edges of each path, 2 depths,
+3 leaves, 4 leaf state rows, 5 goal sums, 6 joint moves to new children, 7 their legal
+moves, 8 whether they are terminal, 9 their goals, 10 rows of the batch.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ggpkit.reasoning.propnet_kernels import rand_below
+
+STOP_DONE, STOP_PROVEN, STOP_SIMULTANEOUS, STOP_NO_LEGAL, STOP_GOAL, STOP_TOO_LONG = range(6)
+
+TOP = 1.0 - 1e-9
+"""A value at or above this is the top goal (100): nothing can be better."""
+GRAVE_BIAS = 1e-5
+"""GRAVE's bias in the weight of the all-moves-as-first mean (Cazenave's value)."""
+
+PATH_PROVEN, PATH_LEAF, PATH_NEW = range(3)
+"""How a path of a batch ends: at a proven node, at a leaf to play out from, or at an
+edge whose child is still to be made."""
+
+
+@njit(cache=True, nogil=True)
+def new_node(bits, tree, sizes):  # type: ignore[no-untyped-def]
+    """A fresh unexpanded node for state ``bits``, or -1 when the node arrays are full."""
+    if sizes[0] >= tree[0].shape[0]:
+        return -1
+    n = sizes[0]
+    sizes[0] += 1
+    tree[0][n, :] = bits
+    tree[2][n] = -1
+    tree[5][n] = 0
+    tree[6][n] = 0.0
+    tree[7][n] = 0
+    return n
+
+
+@njit(cache=True, nogil=True)
+def expand_from(node, legal, ended, goal, move_start, tree, sizes):  # type: ignore[no-untyped-def]
+    """Fill in ``node``: its terminal value, or the mover's edges.
+
+    ``legal[k]`` says whether move ``k`` is legal in the node's state (role r's moves are
+    ``move_start[r]`` to ``move_start[r + 1] - 1``), ``ended``
+    whether it is terminal, ``goal[r]`` role r's goal there (-1: not exactly one).
+    Returns a stop code; STOP_DONE also when the edge arrays are full (the node then
+    stays unexpanded and is played out like a leaf).
+    """
+    first, nedge, mover, fixed = tree[1], tree[2], tree[3], tree[4]
+    term, proven, value = tree[5], tree[7], tree[8]
+    echild, emove = tree[9], tree[10]
+    nroles = move_start.shape[0] - 1
+    if ended:
+        term[node] = 1
+        for r in range(nroles):
+            if goal[r] < 0:
+                return STOP_GOAL
+            value[node, r] = goal[r] / 100.0
+        proven[node] = 1
+        nedge[node] = 0
+        return STOP_DONE
+    chooser = -1
+    count = 1
+    for r in range(nroles):
+        nl = 0
+        for k in range(move_start[r], move_start[r + 1]):
+            if legal[k]:
+                nl += 1
+                fixed[node, r] = k
+        if nl == 0:
+            return STOP_NO_LEGAL
+        if nl > 1:
+            if chooser >= 0:
+                return STOP_SIMULTANEOUS
+            chooser = r
+            count = nl
+    if chooser < 0:
+        chooser = 0
+    if sizes[1] + count > echild.shape[0]:
+        return STOP_DONE
+    mover[node] = chooser
+    first[node] = sizes[1]
+    for k in range(move_start[chooser], move_start[chooser + 1]):
+        if legal[k]:
+            e = sizes[1]
+            echild[e] = -1
+            emove[e] = k
+            tree[11][e] = 0.0
+            tree[13][e] = 0.0
+            tree[14][e] = 0.0
+            tree[12][e, :] = 0.0
+            sizes[1] += 1
+    nedge[node] = count
+    return STOP_DONE
+
+
+@njit(cache=True, nogil=True)
+def try_prove(node, tree):  # type: ignore[no-untyped-def]
+    """Prove ``node`` from its children: a top value for the mover, or every child proven."""
+    first, nedge, mover, proven, value, echild = (
+        tree[1],
+        tree[2],
+        tree[3],
+        tree[7],
+        tree[8],
+        tree[9],
+    )
+    a = first[node]
+    b = a + nedge[node]
+    m = mover[node]
+    best = -1
+    every = True
+    for e in range(a, b):
+        ch = echild[e]
+        if ch < 0 or proven[ch] == 0:
+            every = False
+            continue
+        if best < 0 or value[ch, m] > value[best, m]:
+            best = ch
+    if best < 0:
+        return False
+    if every or value[best, m] >= TOP:
+        proven[node] = 1
+        value[node, :] = value[best, :]
+        return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _prove_path(tree, path_n, depth):  # type: ignore[no-untyped-def]
+    """Prove the path's nodes from the deepest up, as far as each one can be."""
+    proven = tree[7]
+    for d in range(depth - 1, -1, -1):
+        if proven[path_n[d]] != 0 or not try_prove(path_n[d], tree):
+            break
+
+
+@njit(cache=True, nogil=True)
+def _ref_node(node, tree, path_n, depth, grave):  # type: ignore[no-untyped-def]
+    """GRAVE's reference: the deepest node of the path (``node`` included) with more than
+    ``grave`` visits, else the root."""
+    visits = tree[6]
+    if visits[node] > grave:
+        return node
+    for d in range(depth - 1, -1, -1):
+        if visits[path_n[d]] > grave:
+            return path_n[d]
+    return path_n[0] if depth > 0 else node
+
+
+@njit(cache=True, nogil=True)
+def _edge_of(node, move, tree):  # type: ignore[no-untyped-def]
+    """The edge of ``node`` for legal literal ``move``, or -1 (edges are in move order)."""
+    lo = tree[1][node]
+    hi = lo + tree[2][node] - 1
+    emove = tree[10]
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        if emove[mid] == move:
+            return mid
+        if emove[mid] < move:
+            lo = mid + 1
+        else:
+            hi = mid - 1
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def select_edge(node, tree, c, rng, path_n, depth, grave):  # type: ignore[no-untyped-def]
+    """The edge to descend: UCB for the node's mover, or with ``grave`` > 0 GRAVE
+    (Cazenave 2015): each move's mean mixed with its all-moves-as-first mean at the
+    reference node (:func:`_ref_node`), by a weight that fades as the move's own
+    visits grow, plus UCB's exploration term. A move with no statistics (nor, with
+    GRAVE, all-moves-as-first ones) is tried first, in random order; proven children
+    count exactly, and those worse than another proven child never."""
+    first, nedge, mover = tree[1], tree[2], tree[3]
+    visits, proven, value = tree[6], tree[7], tree[8]
+    echild, emove, count, esum = tree[9], tree[10], tree[11], tree[12]
+    acount, asum = tree[13], tree[14]
+    a = first[node]
+    b = a + nedge[node]
+    m = mover[node]
+    ref = _ref_node(node, tree, path_n, depth, grave) if grave > 0 else node
+    if ref != node and nedge[ref] <= 0:
+        ref = node
+    best_exact = -1.0
+    for e in range(a, b):
+        ch = echild[e]
+        if ch >= 0 and proven[ch] != 0 and value[ch, m] > best_exact:
+            best_exact = value[ch, m]
+    log_n = math.log(max(2.0, visits[node]))
+    best_e = a
+    best_u = -1e300
+    for e in range(a, b):
+        ch = echild[e]
+        n = count[e]
+        r = e
+        ac = 0.0
+        if grave > 0:  # UCB never looks up the reference's edge
+            r = e if ref == node else _edge_of(ref, emove[e], tree)
+            ac = acount[r] if r >= 0 else 0.0
+        if ch >= 0 and proven[ch] != 0:
+            if value[ch, m] < best_exact:
+                continue
+            u = value[ch, m]
+        elif n == 0 and ac == 0:
+            rng, j = rand_below(rng, 1 << 20)
+            u = 1e9 + j  # untried and unknown: first, in random order
+        elif ac == 0:
+            u = esum[e, m] / n + c * math.sqrt(log_n / n)
+        else:
+            beta = ac / (ac + n + GRAVE_BIAS * ac * n)
+            q = 0.0 if n == 0 else esum[e, m] / n
+            u = (1.0 - beta) * q + beta * asum[r] / ac + c * math.sqrt(log_n / (n + 1.0))
+        if u > best_u:
+            best_u = u
+            best_e = e
+    return best_e, rng
+
+
+@njit(cache=True, nogil=True)
+def _descend(tree, root, c, rng, w, path_n, path_e, reward):  # type: ignore[no-untyped-def]
+    """One pass down from ``root`` for a batch of paths: (rng, depth, node, how it ends).
+
+    Each edge taken counts ``w`` visits at once with no reward yet (a virtual loss), so
+    the next path of the batch looks elsewhere; the backup adds the rewards. Only
+    stored states are walked, without the network. A proven node ends the path with
+    its value in ``reward``; :data:`PATH_NEW`: the last edge (``path_e[depth - 1]``)
+    of ``node`` has no child yet.
+    """
+    nedge, proven, value, visits = tree[2], tree[7], tree[8], tree[6]
+    echild, count = tree[9], tree[11]
+    node = root
+    depth = 0
+    while True:
+        if proven[node] != 0:
+            reward[:] = value[node, :]
+            return rng, depth, node, PATH_PROVEN
+        if nedge[node] < 0 or depth >= path_n.shape[0]:
+            return rng, depth, node, PATH_LEAF
+        e, rng = select_edge(node, tree, c, rng, path_n, depth, 0.0)
+        path_n[depth] = node
+        path_e[depth] = e
+        depth += 1
+        visits[node] += w
+        count[e] += w
+        if echild[e] < 0:
+            return rng, depth, node, PATH_NEW
+        node = echild[e]
+
+
+@njit(cache=True, nogil=True)
+def _backup_path(tree, path_n, path_e, depth, leaf, reward, w):  # type: ignore[no-untyped-def]
+    """The rewards of a path that :func:`_descend` counted already; then its proofs."""
+    visits, esum = tree[6], tree[12]
+    if leaf >= 0:
+        visits[leaf] += w
+    for d in range(depth):
+        e = path_e[d]
+        for r in range(reward.shape[0]):
+            esum[e, r] += reward[r] * w
+    _prove_path(tree, path_n, depth)
+
+
+@njit(cache=True, nogil=True)
+def compact(tree, sizes, root, newid, order):  # type: ignore[no-untyped-def]
+    """Keep only ``root``'s subtree, moved to the front of the arrays (``root`` becomes 0).
+
+    Why: a match's searches fill the arrays with the subtrees of moves not played;
+    dropping them lets the tree reuse what it knows of the new root and still grow.
+    Nodes keep their relative order, and so do the edge blocks, so every copy moves
+    an entry down onto a slot already vacated: no second set of arrays is needed.
+    ``newid`` and ``order`` are scratch of the node capacity.
+    """
+    nedge, first, echild = tree[2], tree[1], tree[9]
+    n = sizes[0]
+    newid[:n] = -1
+    newid[root] = 0
+    order[0] = root
+    top = 1
+    while top > 0:  # depth-first marking, ``order`` as the stack
+        top -= 1
+        node = order[top]
+        for e in range(first[node], first[node] + max(0, nedge[node])):
+            ch = echild[e]
+            if ch >= 0 and newid[ch] < 0:
+                newid[ch] = 0
+                order[top] = ch
+                top += 1
+    kept = 0
+    for i in range(n):
+        if newid[i] >= 0:
+            newid[i] = kept
+            order[kept] = i
+            kept += 1
+    for k in range(kept):
+        _move_node(tree, order[k], k)
+    sizes[1] = _compact_edges(tree, kept, newid, order)
+    sizes[0] = kept
+
+
+@njit(cache=True, nogil=True)
+def _move_node(tree, i, k):  # type: ignore[no-untyped-def]
+    if i == k:
+        return
+    tree[1][k] = tree[1][i]
+    tree[2][k] = tree[2][i]
+    tree[3][k] = tree[3][i]
+    tree[5][k] = tree[5][i]
+    tree[6][k] = tree[6][i]
+    tree[7][k] = tree[7][i]
+    tree[0][k, :] = tree[0][i, :]
+    tree[4][k, :] = tree[4][i, :]
+    tree[8][k, :] = tree[8][i, :]
+
+
+@njit(cache=True, nogil=True)
+def _compact_edges(tree, kept, newid, order):  # type: ignore[no-untyped-def]
+    """Move the kept nodes' edge blocks down, in their old order, renumbering children."""
+    first, nedge, echild = tree[1], tree[2], tree[9]
+    nexp = 0
+    for k in range(kept):
+        if nedge[k] > 0:
+            order[nexp] = k
+            nexp += 1
+    blocks = order[:nexp]
+    by_first = np.argsort(first[blocks], kind="mergesort")
+    pos = 0
+    for j in range(nexp):
+        node = blocks[by_first[j]]
+        a = first[node]
+        for e in range(a, a + nedge[node]):
+            t = pos + e - a
+            ch = echild[e]
+            echild[t] = newid[ch] if ch >= 0 else -1
+            tree[10][t] = tree[10][e]
+            tree[11][t] = tree[11][e]
+            tree[13][t] = tree[13][e]
+            tree[14][t] = tree[14][e]
+            tree[12][t, :] = tree[12][e, :]
+        first[node] = pos
+        pos += nedge[node]
+    return pos
+
+
+@njit(cache=True, nogil=True)
+def descend_batch(tree, root, c, rng, w, q, limit, reward):  # type: ignore[no-untyped-def]
+    """Up to ``limit`` paths (at most the batch's size) descend from ``root``:
+    (rng, paths descended, paths queued).
+
+    A path that ends at a proven node is backed up at once; the others are queued
+    with their leaf (-2: a child still to be made) and its state row in ``q[4]``.
+    """
+    qn, qe, qdepth, qleaf, starts = q[0], q[1], q[2], q[3], q[4]
+    nq = 0
+    done = 0
+    for _p in range(min(qdepth.shape[0], limit)):
+        if tree[7][root] != 0:
+            break
+        rng, depth, node, how = _descend(tree, root, c, rng, w, qn[nq], qe[nq], reward)
+        done += 1
+        if how == PATH_PROVEN:
+            _backup_path(tree, qn[nq], qe[nq], depth, node, reward, w)
+            continue
+        qdepth[nq] = depth
+        qleaf[nq] = node if how == PATH_LEAF else -2
+        starts[nq, :] = tree[0][node]
+        nq += 1
+    return rng, done, nq
+
+
+@njit(cache=True, nogil=True)
+def queue_joints(tree, q, nq):  # type: ignore[no-untyped-def]
+    """The joint moves to the children the queued paths still need (``q[6]``, their
+    paths in ``q[10]``): how many there are."""
+    qn, qe, qdepth, qleaf = q[0], q[1], q[2], q[3]
+    joint, rows = q[6], q[10]
+    fixed, mover, emove = tree[4], tree[3], tree[10]
+    m = 0
+    for i in range(nq):
+        if qleaf[i] == -2:
+            parent = qn[i, qdepth[i] - 1]
+            joint[m, :] = fixed[parent, :]
+            joint[m, mover[parent]] = emove[qe[i, qdepth[i] - 1]]
+            rows[m] = i
+            m += 1
+    return m
+
+
+@njit(cache=True, nogil=True)
+def attach_children(tree, sizes, q, m, move_start, reward, w):  # type: ignore[no-untyped-def]
+    """Store the ``m`` children whose state rows the stepper wrote into ``q[4]`` (with
+    their legal moves, terminal flags and goals in ``q[7]``, ``q[8]``, ``q[9]``).
+
+    Each path's leaf becomes its child (-1 when the tree is full: the state is then
+    played out unstored). A proven child ends its path at once: its backup is done
+    here, and its leaf becomes -3. Returns a stop code.
+    """
+    qn, qe, qdepth, qleaf, starts = q[0], q[1], q[2], q[3], q[4]
+    legal, term, goal, rows = q[7], q[8], q[9], q[10]
+    echild = tree[9]
+    for j in range(m):
+        i = rows[j]
+        e = qe[i, qdepth[i] - 1]
+        ch = echild[e]
+        if ch < 0:  # else an earlier path of the batch made it
+            ch = new_node(starts[i], tree, sizes)
+            qleaf[i] = ch
+            if ch < 0:
+                continue
+            echild[e] = ch
+            code = expand_from(ch, legal[j], term[j], goal[j], move_start, tree, sizes)
+            if code != STOP_DONE:
+                return code
+        qleaf[i] = ch
+        if tree[7][ch] != 0:
+            reward[:] = tree[8][ch, :]
+            _backup_path(tree, qn[i], qe[i], qdepth[i], ch, reward, w)
+            qleaf[i] = -3
+    return STOP_DONE
+
+
+@njit(cache=True, nogil=True)
+def gather_leaves(q, nq):  # type: ignore[no-untyped-def]
+    """Move the state rows of the paths still open (leaf > -3) to the front of ``q[4]``,
+    their paths in ``q[10]``: how many there are."""
+    qleaf, starts, rows = q[3], q[4], q[10]
+    m = 0
+    for i in range(nq):
+        if qleaf[i] > -3:
+            if m != i:
+                starts[m, :] = starts[i, :]
+            rows[m] = i
+            m += 1
+    return m
+
+
+@njit(cache=True, nogil=True)
+def backup_leaves(tree, q, m, per_path, reward):  # type: ignore[no-untyped-def]
+    """Back up the ``m`` gathered paths with their playouts' goal sums (``q[5]``)."""
+    qn, qe, qdepth, qleaf, sums, rows = q[0], q[1], q[2], q[3], q[5], q[10]
+    for j in range(m):
+        i = rows[j]
+        for r in range(reward.shape[0]):
+            reward[r] = sums[j, r] / (100.0 * per_path)
+        _backup_path(tree, qn[i], qe[i], qdepth[i], qleaf[i], reward, float(per_path))
