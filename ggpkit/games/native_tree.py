@@ -95,7 +95,7 @@ class NativeTree(ArrayTree):
         played = 0.0
         while done < n and tree[7][root] == 0:
             drawn, ran, nq = tk.descend_batch(
-                tree, root, c, state, float(per_path), q, n - done, self._reward
+                tree, self._sizes, root, c, state, float(per_path), q, n - done, self._reward
             )
             state = np.uint64(drawn)  # numba hands a uint64 back as a Python int
             done += int(ran)

@@ -7,8 +7,8 @@ read the same root statistics; they differ only in how a batch of iterations ste
 and plays out states (:meth:`ArrayTree._iterate`).
 
 One tree is one searcher with its own memory: it is not shared between threads.
-The tree is kept between searches: a new search from a state found among the last
-root's children or grandchildren continues from that node, else the tree starts again.
+The tree is kept between searches: a new search from a state the tree holds (found by
+its hash) continues from that node, else the tree starts again.
 """
 
 from __future__ import annotations
@@ -89,13 +89,13 @@ class ArrayTree:
         self.row_dtype = row_dtype
         self.move_start = move_start
         row_bytes = row_width * np.dtype(row_dtype).itemsize
-        per_node = row_bytes + 64 + 16 * nroles + EDGES_PER_NODE * (40 + 8 * nroles)
+        per_node = row_bytes + 96 + 16 * nroles + EDGES_PER_NODE * (40 + 8 * nroles)
         most = (memory if memory is not None else memory_budget()) // per_node
         self.capacity = max(1000, most if max_nodes is None else min(max_nodes, most))
         self._newid = np.zeros(self.capacity, dtype=np.int64)
         self._order = np.zeros(self.capacity, dtype=np.int64)
         self._tree = tree_arrays(self.capacity, row_width, nroles, row_dtype)
-        self._sizes = np.zeros(2, dtype=np.int64)
+        self._sizes = np.zeros(3, dtype=np.int64)
         self._root = -1
         self._reward = np.zeros(nroles, dtype=np.float64)
         self._best = np.zeros(2, dtype=np.float64)
@@ -185,15 +185,15 @@ class ArrayTree:
         return self._paths
 
     def _set_root(self, bits: npt.NDArray[np.generic]) -> None:
-        """Continue from the node of ``bits`` near the last root, else start a new tree.
+        """Continue from the node of ``bits`` if the tree has one, else start a new tree.
 
         When half the node or edge slots are used, only the new root's subtree is kept,
         however big: it is all the search knows about the position (a subtree that
         fills the tree stops its growth, not its statistics).
         """
-        found = self._near_root(bits)
-        if found is None:
-            self._sizes[:] = 0
+        found = int(tk.find_node(bits, self._tree)) if self._root >= 0 else -1
+        if found < 0:
+            tk.clear(self._tree, self._sizes)
             found = int(tk.new_node(bits, self._tree, self._sizes))
         moved = found != self._root
         if moved:
@@ -205,24 +205,6 @@ class ArrayTree:
 
     def _half_full(self) -> bool:
         return bool(self._sizes[0] > self.capacity // 2 or self._sizes[1] > len(self._tree[9]) // 2)
-
-    def _near_root(self, bits: npt.NDArray[np.generic]) -> int | None:
-        if self._root < 0:
-            return None
-        frontier = [self._root]
-        for _ in range(3):
-            for node in frontier:
-                if np.array_equal(self._tree[0][node], bits):
-                    return node
-            frontier = [c for node in frontier for c in self._children(node)]
-        return None
-
-    def _children(self, node: int) -> list[int]:
-        first, nedge, echild = self._tree[1], self._tree[2], self._tree[9]
-        if nedge[node] <= 0:
-            return []
-        kids = echild[first[node] : first[node] + nedge[node]]
-        return [int(k) for k in kids if k >= 0]
 
     def _report(self, iterations: int, playouts: float) -> RootReport:
         t = self._tree
@@ -260,7 +242,7 @@ def memory_budget() -> int:
 def warm_up() -> None:
     """Compile (or load) the tree's compaction, which a search meets only late in a match."""
     tree = tree_arrays(4, 1, 1, np.uint8)
-    sizes = np.array([1, 0], dtype=np.int64)
+    sizes = np.array([1, 0, 0], dtype=np.int64)
     scratch = np.zeros(4, dtype=np.int64)
     tk.compact(tree, sizes, 0, scratch, scratch.copy())
 
@@ -281,6 +263,7 @@ def tree_arrays(
 ) -> tuple[npt.NDArray[np.generic], ...]:
     """A tree's arrays, laid out as :mod:`tree_kernels` indexes them."""
     edges = capacity * EDGES_PER_NODE
+    slots = 1 << (2 * capacity - 1).bit_length()  # a power of two, at least twice the nodes
     return (
         np.zeros((capacity, row_width), dtype=row_dtype),  # 0 state rows
         np.zeros(capacity, dtype=np.int64),  # 1 first edge
@@ -297,4 +280,7 @@ def tree_arrays(
         np.zeros((edges, nroles), dtype=np.float64),  # 12 reward sums
         np.zeros(edges, dtype=np.float64),  # 13 all-moves-as-first count (GRAVE)
         np.zeros(edges, dtype=np.float64),  # 14 its sum of the mover's rewards
+        np.full(slots, -1, dtype=np.int64),  # 15 table: node by state
+        np.zeros(capacity, dtype=np.uint64),  # 16 state hash
+        np.zeros(capacity, dtype=np.int64),  # 17 mark: last path through the node
     )

@@ -499,7 +499,7 @@ def iterate_paths(  # type: ignore[no-untyped-def]
         if code != STOP_DONE:
             return code, done, playouts
     while done < iterations and tree[7][root] == 0:
-        rng, ran, nq = descend_batch(tree, root, c, rng, w, q, iterations - done, reward)
+        rng, ran, nq = descend_batch(tree, sizes, root, c, rng, w, q, iterations - done, reward)
         done += ran
         code = _make_children(net, val64, tree, sizes, q, nq, reward, w)
         if code != STOP_DONE:

@@ -12,10 +12,20 @@ Arrays, by index: the tree has nodes (0 ``bits`` the state row, 1 ``first`` / 2
 ``nedge`` their edges (-1: not expanded), 3 ``mover``, 4 ``fixed`` the one move of each
 role without a choice, 5 ``term``, 6 ``visits``, 7 ``proven``, 8 ``value`` per role in
 0..1) and edges (9 ``child``, 10 ``move``, 11 ``count``, 12 reward sums per role, 13 and
-14 GRAVE's all-moves-as-first count and sum). A batch of paths keeps its scratch in
-``q`` (see ``PropnetTreeSearch._queue``): 0 nodes and 1 edges of each path, 2 depths,
-3 leaves, 4 leaf state rows, 5 goal sums, 6 joint moves to new children, 7 their legal
-moves, 8 whether they are terminal, 9 their goals, 10 rows of the batch.
+14 GRAVE's all-moves-as-first count and sum); 15 ``table`` finds a node by its state
+(open addressing, -1 empty; a power of two in size), 16 each node's state ``hash``, 17
+each node's ``mark``, the last path that passed it. ``sizes`` holds the nodes and edges
+used, and the last path's number.
+
+Transpositions: a batch of paths makes a child only where no node has its state yet,
+else the edge leads to that node, so the tree is a graph. Move statistics are kept
+on edges, so a node reached two ways does not mix one parent's move values into the
+other's. A path that meets a node already on it (a repeated state) stops there.
+
+A batch of paths keeps its scratch in ``q`` (see ``ArrayTree._queue``): 0 nodes and 1
+edges of each path, 2 depths, 3 leaves, 4 leaf state rows, 5 goal sums, 6 joint moves
+to new children, 7 their legal moves, 8 whether they are terminal, 9 their goals, 10
+rows of the batch.
 """
 
 from __future__ import annotations
@@ -51,7 +61,59 @@ def new_node(bits, tree, sizes):  # type: ignore[no-untyped-def]
     tree[5][n] = 0
     tree[6][n] = 0.0
     tree[7][n] = 0
+    _insert(n, row_hash(bits), tree)
     return n
+
+
+@njit(cache=True, nogil=True)
+def row_hash(bits):  # type: ignore[no-untyped-def]
+    """FNV-1a over the row's items, then a final mix (the table uses the low bits)."""
+    h = np.uint64(0xCBF29CE484222325)
+    for x in bits:
+        h = (h ^ np.uint64(x)) * np.uint64(0x100000001B3)
+    return h ^ (h >> np.uint64(29))
+
+
+@njit(cache=True, nogil=True)
+def find_node(bits, tree):  # type: ignore[no-untyped-def]
+    """The node whose state is ``bits``, or -1."""
+    table, hashes, rows = tree[15], tree[16], tree[0]
+    mask = np.uint64(table.shape[0] - 1)
+    h = row_hash(bits)
+    i = h & mask
+    while table[i] >= 0:
+        n = table[i]
+        if hashes[n] == h and _same_row(rows[n], bits):
+            return n
+        i = (i + np.uint64(1)) & mask
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def _same_row(a, b):  # type: ignore[no-untyped-def]
+    for k in range(a.shape[0]):  # noqa: SIM110 (a plain loop: no generator in numba)
+        if a[k] != b[k]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _insert(n, h, tree):  # type: ignore[no-untyped-def]
+    table = tree[15]
+    tree[16][n] = h
+    mask = np.uint64(table.shape[0] - 1)
+    i = h & mask
+    while table[i] >= 0:
+        i = (i + np.uint64(1)) & mask
+    table[i] = n
+
+
+@njit(cache=True, nogil=True)
+def clear(tree, sizes):  # type: ignore[no-untyped-def]
+    """Empty the tree (the path number goes on, so old marks never match a new path)."""
+    sizes[0] = 0
+    sizes[1] = 0
+    tree[15][:] = -1
 
 
 @njit(cache=True, nogil=True)
@@ -237,25 +299,28 @@ def select_edge(node, tree, c, rng, path_n, depth, grave):  # type: ignore[no-un
 
 
 @njit(cache=True, nogil=True)
-def _descend(tree, root, c, rng, w, path_n, path_e, reward):  # type: ignore[no-untyped-def]
+def _descend(tree, sizes, root, c, rng, w, path_n, path_e, reward):  # type: ignore[no-untyped-def]
     """One pass down from ``root`` for a batch of paths: (rng, depth, node, how it ends).
 
     Each edge taken counts ``w`` visits at once with no reward yet (a virtual loss), so
     the next path of the batch looks elsewhere; the backup adds the rewards. Only
     stored states are walked, without the network. A proven node ends the path with
     its value in ``reward``; :data:`PATH_NEW`: the last edge (``path_e[depth - 1]``)
-    of ``node`` has no child yet.
+    of ``node`` has no child yet; a node met twice (a repeated state) is a leaf.
     """
     nedge, proven, value, visits = tree[2], tree[7], tree[8], tree[6]
-    echild, count = tree[9], tree[11]
+    echild, count, mark = tree[9], tree[11], tree[17]
+    sizes[2] += 1
+    path = sizes[2]
     node = root
     depth = 0
     while True:
         if proven[node] != 0:
             reward[:] = value[node, :]
             return rng, depth, node, PATH_PROVEN
-        if nedge[node] < 0 or depth >= path_n.shape[0]:
+        if nedge[node] < 0 or depth >= path_n.shape[0] or mark[node] == path:
             return rng, depth, node, PATH_LEAF
+        mark[node] = path
         e, rng = select_edge(node, tree, c, rng, path_n, depth, 0.0)
         path_n[depth] = node
         path_e[depth] = e
@@ -315,6 +380,9 @@ def compact(tree, sizes, root, newid, order):  # type: ignore[no-untyped-def]
         _move_node(tree, order[k], k)
     sizes[1] = _compact_edges(tree, kept, newid, order)
     sizes[0] = kept
+    tree[15][:] = -1
+    for k in range(kept):
+        _insert(k, tree[16][k], tree)
 
 
 @njit(cache=True, nogil=True)
@@ -327,6 +395,7 @@ def _move_node(tree, i, k):  # type: ignore[no-untyped-def]
     tree[5][k] = tree[5][i]
     tree[6][k] = tree[6][i]
     tree[7][k] = tree[7][i]
+    tree[16][k] = tree[16][i]
     tree[0][k, :] = tree[0][i, :]
     tree[4][k, :] = tree[4][i, :]
     tree[8][k, :] = tree[8][i, :]
@@ -362,7 +431,7 @@ def _compact_edges(tree, kept, newid, order):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
-def descend_batch(tree, root, c, rng, w, q, limit, reward):  # type: ignore[no-untyped-def]
+def descend_batch(tree, sizes, root, c, rng, w, q, limit, reward):  # type: ignore[no-untyped-def]
     """Up to ``limit`` paths (at most the batch's size) descend from ``root``:
     (rng, paths descended, paths queued).
 
@@ -375,7 +444,7 @@ def descend_batch(tree, root, c, rng, w, q, limit, reward):  # type: ignore[no-u
     for _p in range(min(qdepth.shape[0], limit)):
         if tree[7][root] != 0:
             break
-        rng, depth, node, how = _descend(tree, root, c, rng, w, qn[nq], qe[nq], reward)
+        rng, depth, node, how = _descend(tree, sizes, root, c, rng, w, qn[nq], qe[nq], reward)
         done += 1
         if how == PATH_PROVEN:
             _backup_path(tree, qn[nq], qe[nq], depth, node, reward, w)
@@ -422,6 +491,10 @@ def attach_children(tree, sizes, q, m, move_start, reward, w):  # type: ignore[n
         e = qe[i, qdepth[i] - 1]
         ch = echild[e]
         if ch < 0:  # else an earlier path of the batch made it
+            ch = find_node(starts[i], tree)
+            if ch >= 0:  # a transposition
+                echild[e] = ch
+        if ch < 0:
             ch = new_node(starts[i], tree, sizes)
             qleaf[i] = ch
             if ch < 0:
