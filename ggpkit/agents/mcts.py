@@ -57,7 +57,10 @@ Why these choices:
   exact best move beats any sample. The hint solves the start once in :meth:`start`,
   inside the start clock, so the moves that follow are answered from its memory.
 * **Limits.** The clock is read before every iteration and during descent and
-  playouts, so the agent overshoots its time by at most one kernel playout.
+  playouts, so the agent overshoots its time by at most one compiled call. Where one
+  batch of 64 compiled playouts (timed at the start of a match) would take more than
+  a quarter of a move's time, that move is searched in Python with playouts that
+  read the clock.
 """
 
 from __future__ import annotations
@@ -91,6 +94,11 @@ and drew 5-5 on connectFour (0.5 s a move, DEVELOPERS.md)."""
 
 LANES = 64
 """Playouts of one batch of the bit-parallel kernel: a compiled tree's leaf batch."""
+
+SLOW_BATCH_SHARE = 0.25
+"""A compiled call cannot be stopped: where one batch of 64 playouts takes more than this
+share of a move's time (chess_200: about 3 s), the move is searched in Python with
+playouts that read the clock, so no answer comes late."""
 
 PYTHON_TREE_NODES = 200_000
 """Most nodes the Python tree holds unless told (the compiled tree has its own budget)."""
@@ -204,6 +212,10 @@ class MCTSAgent(Agent):
         self._best_value = -1.0
         self._best_line: list[tuple[Hashable, Term]] = []
         self._compiled = False
+        self._batch_seconds = 0.0
+        """How long one compiled batch of 64 playouts from the start took (see start)."""
+        self._clocked = False
+        """This move's playouts read the clock: a compiled batch is too slow for it."""
         self.use_tree = bool(compiled)
         self.mast = bool(mast)
         """Playouts in the compiled tree choose moves by MAST (one playout per leaf)."""
@@ -229,10 +241,14 @@ class MCTSAgent(Agent):
 
         The first call of a compiled kernel loads (or compiles) it, which can take
         most of a second: better here, before the clock runs, than in the first move.
+        Then one batch of 64 playouts is timed (see :data:`SLOW_BATCH_SHARE`).
         """
         self._reset(game)
         if self._compiled:
             game.playout_stats(game.initial_state(), 1, 0)
+            began = time.perf_counter()
+            game.playout_stats(game.initial_state(), LANES, 0)
+            self._batch_seconds = time.perf_counter() - began
         if self._hint is not None:
             self._hint.solve(game, game.initial_state(), role)
         if self._workers is not None:
@@ -304,6 +320,7 @@ class MCTSAgent(Agent):
         self._game = game
         caps = game.info.capabilities
         self._compiled = caps.compiled_playouts and len(game.roles) > 1
+        self._batch_seconds = 0.0
         if self.use_tree and caps.tree_search is not None:
             self._tree = caps.tree_search(self.max_nodes)
         if len(game.roles) == 1 and caps.hint is not None:
@@ -355,7 +372,8 @@ class MCTSAgent(Agent):
                 return move
         if workers is not None:
             workers.ask(state, role, _sooner(limit, COLLECT_SECONDS))
-        if self._tree is not None:
+        self._clocked = self._batch_seconds > SLOW_BATCH_SHARE * (deadline - started)
+        if self._tree is not None and not self._clocked:
             try:
                 return self._select_compiled(self._tree, game, state, role, limit, deadline)
             except GameError:  # a state the compiled tree cannot search: Python from now on
@@ -596,9 +614,10 @@ class MCTSAgent(Agent):
     ) -> tuple[Reward, int]:
         """Random play to the end: (mean reward per role, number of playouts).
 
-        The compiled kernels when the game has them, else a clocked loop on the API.
+        The compiled kernels when the game has them (and they are fast enough for the
+        move's time), else a clocked loop on the API.
         """
-        if self._compiled:
+        if self._compiled and not self._clocked:
             stats = game.playout_stats(state, self.leaf, self.rng.getrandbits(63))
             scale = 100.0 * stats.playouts
             return tuple(total / scale for total in stats.goal_sums), stats.playouts

@@ -308,3 +308,17 @@ def test_a_full_tree_keeps_the_new_roots_subtree_instead_of_starting_again() -> 
     assert search._sizes[0] == search.capacity, "3000 iterations fill 1000 nodes"
     again = search.search(bits, None, 10, 1.4, 1, 5)
     assert sum(again.visits) == sum(first.visits) + 10, "the full tree was kept"
+
+
+def test_a_move_too_short_for_one_compiled_batch_is_searched_with_clocked_playouts() -> None:
+    game = public("connectFour")
+    agent = MCTSAgent(seed=1)
+    agent.start(game, "red")
+    assert agent._batch_seconds > 0, "the start times one batch of playouts"
+    agent._batch_seconds = 2.0  # as if one batch took 2 s (chess_200's takes about 3)
+    agent.select(game, game.initial_state(), "red", Limit(time=0.4))
+    assert agent._clocked and agent._report is None, "the Python tree searched"
+    assert agent.last_iterations > 0
+    agent._batch_seconds = 0.001
+    agent.select(game, game.initial_state(), "red", Limit(time=0.4))
+    assert not agent._clocked and agent._report is not None, "the compiled tree searched"
