@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from ggpkit.games.api import Game, GameError, PlayoutStats
-from ggpkit.games.capabilities import Capabilities, Solution, Solver
+from ggpkit.games.capabilities import Capabilities, Solution, Solver, TreeReport, TreeSearch
 from ggpkit.games.symbol_match import rename_term, symbols_of
 from ggpkit.gdl.terms import Term
 
@@ -68,6 +68,9 @@ class RenamedGame(Game[Hashable]):
                 compiled_playouts=caps.compiled_playouts,
                 compiled_perft=caps.compiled_perft,
                 hint=None if caps.hint is None else _RenamedSolvers(caps.hint, self),
+                tree_search=None
+                if caps.tree_search is None
+                else _RenamedTrees(caps.tree_search, self),
             ),
         )
         self._out: dict[Term, Term] = {}
@@ -181,3 +184,44 @@ class _RenamedSolver:
         move = None if own.move is None else renamed._seen(own.move)
         goals = {renamed.forward[r]: v for r, v in own.goals.items()}
         return replace(own, goals=goals, move=move)
+
+
+@dataclass(frozen=True, slots=True)
+class _RenamedTrees:
+    """The inner game's compiled trees, answering in the renamed game's names."""
+
+    make: Callable[[int | None], TreeSearch]
+    game: RenamedGame = field(compare=False)
+
+    def __call__(self, max_nodes: int | None = None) -> TreeSearch:
+        return _RenamedTree(self.make(max_nodes), self.game)
+
+
+class _RenamedTree:
+    """A compiled tree of the inner game (whose states the renamed game shares)."""
+
+    def __init__(self, tree: TreeSearch, game: RenamedGame) -> None:
+        self.tree = tree
+        self.game = game
+
+    def search(
+        self,
+        state: Hashable,
+        seconds: float | None,
+        iterations: int | None,
+        c: float,
+        leaf: int,
+        seed: int,
+        mast: bool = False,
+        grave: int = 0,
+        paths: int = 1,
+    ) -> TreeReport:
+        """See :class:`~ggpkit.games.capabilities.TreeSearch`, in the renamed game's names."""
+        own = self.tree.search(state, seconds, iterations, c, leaf, seed, mast, grave, paths)
+        g = self.game
+        moves = g._named(state, lambda: tuple(g._seen(m) for m in own.moves))
+        line = g._named(state, lambda: tuple(g._seen(m) for m in own.best_line))
+        seen = g.forward
+        proven = None if own.proven is None else {seen.get(r, r): v for r, v in own.proven.items()}
+        return replace(own, mover=seen.get(own.mover, own.mover), moves=moves, proven=proven,
+                       best_line=line)  # fmt: skip

@@ -196,3 +196,35 @@ def test_mcts_scores_100_on_the_public_peg_scrambled_through_its_hint() -> None:
         move = agent.select(game, own, role, Limit(time=0.1))
         state, own = gdl.next_state(state, [move]), game.next_state(own, [move])
     assert gdl.goals(state) == {role: 100}
+
+
+@pytest.mark.parametrize("public", ["breakthroughSmallHoles", "checkersBarrelNoKings"])
+def test_the_native_tree_searches_a_scrambled_file_in_its_names(public: str) -> None:
+    """The recognised game's compiled tree is the native engine's, renamed: its root
+    moves are the rules' legal moves, and a move it proves to win at once wins in the
+    rules' own engine."""
+    gdl = load_kif(Scrambler(public_text(public), seed=4).rules)
+    game = recognise(gdl, seed=4)
+    make = game.info.capabilities.tree_search
+    assert isinstance(game, RenamedGame) and make is not None
+    rng = random.Random(4)
+    wins_checked = 0
+    for _ in range(12):
+        state, ours = gdl.initial_state(), game.initial_state()
+        history = [(state, ours)]
+        while not gdl.is_terminal(state):
+            moves = [rng.choice(gdl.legal_moves(state, r)) for r in gdl.roles]
+            state, ours = gdl.next_state(state, moves), game.next_state(ours, moves)
+            history.append((state, ours))
+        for state, ours in (history[len(history) // 2], history[-2]):
+            report = make(None).search(ours, None, 3000, 0.4, 1, 1, paths=64)
+            assert report.mover in gdl.roles
+            assert set(report.moves) == set(gdl.legal_moves(state, report.mover))
+            for move, value in zip(report.moves, report.exact, strict=True):
+                joint = [move if r == report.mover else gdl.legal_moves(state, r)[0]
+                         for r in gdl.roles]  # fmt: skip
+                after = gdl.next_state(state, joint)
+                if value == 1.0 and gdl.is_terminal(after):
+                    assert gdl.goals(after)[report.mover] == 100
+                    wins_checked += 1
+    assert public != "breakthroughSmallHoles" or wins_checked > 0
