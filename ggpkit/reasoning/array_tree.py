@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -38,6 +39,9 @@ MAX_MEMORY = 2 << 30
 """... and at most 2 GiB. Reserved memory costs nothing until used, and a search of
 1.5 s on connectFour makes about 220,000 nodes: a tree of 200,000 filled within one move
 and was thrown away at the next."""
+
+CGROUP_LIMITS = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
+"""Where a container's memory limit is read (cgroup v2, then v1; "max" is no limit)."""
 
 BATCH_SECONDS = 0.01
 """Each compiled call runs about this long, so the clock is read that often."""
@@ -232,11 +236,23 @@ class ArrayTree:
 
 def memory_budget() -> int:
     """Bytes one tree may reserve on this machine (see :data:`MEMORY_SHARE`)."""
+    return max(64 << 20, min(MAX_MEMORY, machine_memory() // MEMORY_SHARE))
+
+
+def machine_memory() -> int:
+    """The memory this process may use: the machine's, or its container's if smaller."""
     try:
         total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (AttributeError, ValueError, OSError):  # not a POSIX system
         total = 4 << 30
-    return max(64 << 20, min(MAX_MEMORY, total // MEMORY_SHARE))
+    for limit_file in CGROUP_LIMITS:
+        try:
+            text = Path(limit_file).read_text().strip()
+        except OSError:
+            continue
+        if text.isdigit():
+            total = min(total, int(text))
+    return total
 
 
 def warm_up() -> None:
