@@ -138,9 +138,12 @@ class ArrayTree:
         rng = np.random.default_rng(seed)
         done = 0
         playouts = 0.0
-        batch = 1  # the first call is one iteration: on chess_200 one 64-lane batch takes ~3 s
+        # A call runs at least one whole batch of paths: a batch costs one 64-lane pass
+        # however few paths share it (quarto: 30 iterations a second one path a call).
+        unit = paths if self.batched(paths, mast, grave) else 1
+        batch = 1
         while done < budget and time.perf_counter() < deadline:
-            n = int(min(batch, budget - done))
+            n = int(min(max(batch, unit), budget - done))
             t0 = time.perf_counter()
             code, ran, played = self._iterate(n, c, leaf, rng, max_steps, mast, grave, paths)
             done += int(ran)
@@ -154,6 +157,10 @@ class ArrayTree:
             elif took > BATCH_SECONDS * 2 and batch > 1:
                 batch //= 2
         return self._report(done, playouts)
+
+    def batched(self, paths: int, mast: bool, grave: int) -> bool:
+        """Whether iterations run as batches of ``paths`` paths (see :meth:`search`)."""
+        return paths > 1 and self.nroles > 1 and not mast and grave == 0
 
     def _iterate(
         self,

@@ -64,7 +64,7 @@ class PropnetTreeSearch(ArrayTree):
         grave: int,
         paths: int,
     ) -> tuple[int, int, float]:
-        if paths > 1 and self.nroles > 1 and not mast and grave == 0:
+        if self.batched(paths, mast, grave):
             return self._run_paths(n, c, paths, leaf, rng, max_steps)
         return self._run(n, c, leaf, rng, max_steps, mast, grave)
 

@@ -322,3 +322,19 @@ def test_a_move_too_short_for_one_compiled_batch_is_searched_with_clocked_playou
     agent._batch_seconds = 0.001
     agent.select(game, game.initial_state(), "red", Limit(time=0.4))
     assert not agent._clocked and agent._report is not None, "the compiled tree searched"
+
+
+def test_every_compiled_call_runs_a_whole_batch_of_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch costs one 64-lane pass however few paths share it: on a network where
+    every call is slow (here a clock that moves half a second a reading), a call must
+    still run all the batch's paths, not one (quarto ran 30 iterations a second)."""
+    import itertools
+    import types
+
+    from ggpkit.reasoning import array_tree
+
+    clock = itertools.count(0.0, 0.5)
+    monkeypatch.setattr(array_tree, "time", types.SimpleNamespace(perf_counter=lambda: next(clock)))
+    game = public("connectFour")
+    report = tree_of(game).search(game.initial_state(), 2.0, None, 0.4, 1, 1, paths=64)
+    assert report.iterations >= 64
