@@ -142,9 +142,12 @@ class ArrayTree:
         # however few paths share it (quarto: 30 iterations a second one path a call).
         unit = paths if self.batched(paths, mast, grave) else 1
         batch = 1
-        while done < budget and time.perf_counter() < deadline:
+        per_iteration = 0.0  # seconds, as the last call ran
+        while done < budget:
             n = int(min(max(batch, unit), budget - done))
             t0 = time.perf_counter()
+            if t0 + per_iteration * n > deadline or t0 >= deadline:
+                break  # a compiled call cannot be stopped: do not start one that would overrun
             code, ran, played = self._iterate(n, c, leaf, rng, max_steps, mast, grave, paths)
             done += int(ran)
             playouts += float(played)
@@ -152,6 +155,7 @@ class ArrayTree:
                 break
             _raise_for(code)
             took = time.perf_counter() - t0
+            per_iteration = took / n
             if took < BATCH_SECONDS / 2:
                 batch *= 2
             elif took > BATCH_SECONDS * 2 and batch > 1:

@@ -338,3 +338,24 @@ def test_every_compiled_call_runs_a_whole_batch_of_paths(monkeypatch: pytest.Mon
     game = public("connectFour")
     report = tree_of(game).search(game.initial_state(), 2.0, None, 0.4, 1, 1, paths=64)
     assert report.iterations >= 64
+
+
+def test_a_search_starts_no_call_it_expects_to_overrun(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A compiled call cannot be stopped: with calls of 0.3 s and 1 s to search, the
+    third call ends at 0.9 s and a fourth would end at 1.2 s, so it is not started."""
+    import time
+
+    from ggpkit.reasoning import tree_kernels as tk
+
+    game = public("connectFour")
+    search = tree_of(game).tree  # type: ignore[attr-defined]
+    calls: list[int] = []
+
+    def slow(n: int, *args: Any) -> tuple[int, int, float]:
+        time.sleep(0.3)
+        calls.append(n)
+        return tk.STOP_DONE, n, float(n)
+
+    monkeypatch.setattr(search, "_iterate", slow)
+    search.search(game.reasoner.bits(game.initial_state()), 1.0, None, 0.4, 1, 1, paths=64)
+    assert 2 <= len(calls) <= 3
