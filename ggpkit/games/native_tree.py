@@ -162,12 +162,12 @@ class NativeTreeSearch:
         paths: int = 1,
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch`."""
+        row = self._row(state)
         try:
-            row = self.kernels.row(state)
             found = self.tree.search(
                 row, seconds, iterations, c, leaf, seed, mast=mast, grave=grave, paths=paths
             )
-        except (ReasonerError, TypeError, ValueError) as e:
+        except ReasonerError as e:
             raise GameError(f"{self.name}: {e}") from None
         term = self.kernels.move_term
         return TreeReport(
@@ -184,6 +184,17 @@ class NativeTreeSearch:
             best_line=(),
             best_value=found.best_value,
         )
+
+    def _row(self, state: Hashable) -> npt.NDArray[np.uint64]:
+        """The state's row; a GameError for anything that is not a state of this game (the
+        kernels read exactly ``words`` items a row, unchecked)."""
+        try:
+            row = self.kernels.row(state)
+        except (TypeError, ValueError, OverflowError):
+            row = None
+        if row is None or row.shape != (self.kernels.words,):
+            raise GameError(f"{self.name}: not a state of this game: {state!r}")
+        return row
 
 
 @dataclass(frozen=True, slots=True)
