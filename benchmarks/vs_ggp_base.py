@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import shutil
 import socket
@@ -62,7 +63,10 @@ def start_players(
     command = [str(GGP_BASE / "run.sh"), "PlayerRunner", str(theirs), opponent]
     if opponent_cmd is not None:
         command = shlex.split(opponent_cmd.replace("{port}", str(theirs)))
-    other = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    other = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env=opponent_environment(), cwd=tempfile.gettempdir(),
+    )  # fmt: skip
     python = subprocess.Popen(
         [sys.executable, "-m", "ggpkit", "player", "--port", str(ours), "--agent", agent],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -70,6 +74,18 @@ def start_players(
     wait_for_port(theirs, 60)
     wait_for_port(ours, 60)
     return [other, python]
+
+
+def opponent_environment() -> dict[str, str]:
+    """This process's environment without ``PYTHONPATH``, for the opponent's player.
+
+    An opponent that is another install of ggpkit must import its own package: with
+    the ``PYTHONPATH`` that points our player at a worktree (or a cwd inside this
+    repository, hence the neutral cwd above), ``python -m ggpkit`` in the other venv
+    imports *this* code, and the run is self-play. Stop 22-25's runs "against the old
+    mcts" were self-play this way.
+    """
+    return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
 
 
 def play(game: str, out: Path, clocks: tuple[int, int], seats: list[tuple[int, str]]) -> Path:
