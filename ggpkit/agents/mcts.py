@@ -73,6 +73,7 @@ from collections.abc import Hashable, Sequence
 from typing import Any
 
 from ggpkit.agents.base import Agent, Limit, Thoughts
+from ggpkit.agents.goal_heuristic import goal_heuristic_weight
 from ggpkit.agents.root_parallel import SearchWorkers, merged_choice
 from ggpkit.games.api import Game, GameError
 from ggpkit.games.capabilities import Solver, TreeReport, TreeSearch
@@ -100,6 +101,9 @@ SLOW_BATCH_SHARE = 0.5
 share of a move's time, the move is searched in Python with playouts that read the
 clock, so no answer comes late. (The compiled search starts no call it expects to
 overrun; only its first call is unpredicted. chess_200's batch takes about 0.65 s.)"""
+
+GOAL_PROBE_SEED = 20261125
+"""Seed of the goal heuristic's probe: every process of a root-parallel search decides alike."""
 
 PYTHON_TREE_NODES = 200_000
 """Most nodes the Python tree holds unless told (the compiled tree has its own budget)."""
@@ -197,6 +201,7 @@ class MCTSAgent(Agent):
         mast: int = 0,
         grave: int = 0,
         paths: int = 64,
+        goals: float | None = None,
     ) -> None:
         self.limit = limit or Limit()
         self.c = c
@@ -224,6 +229,10 @@ class MCTSAgent(Agent):
         """The compiled tree selects by GRAVE with this reference threshold (0: UCB)."""
         self.paths = min(LANES, max(1, paths))
         """Paths the compiled tree descends before their leaves share one 64-lane batch."""
+        self.goals_option = None if goals is None else min(1.0, max(0.0, goals))
+        """The goal heuristic's weight as given (None: decided per game at the start)."""
+        self.goals = self.goals_option or 0.0
+        """Share of a new leaf's value the goals of its state give in this match."""
         self._tree: TreeSearch | None = None
         """The game's compiled tree, where it has one (and ``compiled`` allows it)."""
         self._report: TreeReport | None = None
@@ -242,9 +251,13 @@ class MCTSAgent(Agent):
 
         The first call of a compiled kernel loads (or compiles) it, which can take
         most of a second: better here, before the clock runs, than in the first move.
-        Then one batch of 64 playouts is timed (see :data:`SLOW_BATCH_SHARE`).
+        Then one batch of 64 playouts is timed (see :data:`SLOW_BATCH_SHARE`). Unless
+        given, the goal heuristic's weight is decided here, by random matches
+        (:mod:`~ggpkit.agents.goal_heuristic`; seeded, so root-parallel workers agree).
         """
         self._reset(game)
+        if self.goals_option is None and self._tree is not None and len(game.roles) > 1:
+            self.goals = goal_heuristic_weight(game, random.Random(GOAL_PROBE_SEED))
         if self._compiled:
             game.playout_stats(game.initial_state(), 1, 0)
             began = time.perf_counter()
@@ -267,6 +280,7 @@ class MCTSAgent(Agent):
         return MCTSAgent(
             self.limit, self.c, seed, self.max_nodes, self.leaf,
             compiled=int(self.use_tree), mast=int(self.mast), grave=self.grave, paths=self.paths,
+            goals=self.goals_option,
         )  # fmt: skip
 
     def root_visits(self, role: str) -> dict[Term, int]:
@@ -319,6 +333,7 @@ class MCTSAgent(Agent):
     def _reset(self, game: Game[Any]) -> None:
         self._forget()
         self._game = game
+        self.goals = self.goals_option or 0.0
         caps = game.info.capabilities
         self._compiled = caps.compiled_playouts and len(game.roles) > 1
         self._batch_seconds = 0.0
@@ -438,6 +453,7 @@ class MCTSAgent(Agent):
             mast=self.mast,
             grave=self.grave,
             paths=self.paths,
+            goals=self.goals,
         )
         self._report = report
         self.last_iterations = report.iterations

@@ -45,6 +45,13 @@ def _non_negative_float(text: str) -> float:
     return value
 
 
+def _share(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 1:
+        raise ValueError("must be between 0 and 1")
+    return value
+
+
 def _zero_or_one(text: str) -> int:
     if text not in ("0", "1"):
         raise ValueError("must be 0 or 1")
@@ -91,6 +98,7 @@ AGENTS: dict[str, _Kind] = {
             "grave": _non_negative_int,
             "paths": _positive_int,
             "nodes": _positive_int,
+            "goals": _share,
         },
         "UCT Monte Carlo tree search (time s, playouts per move, exploration c: 0.4 "
         "where paths share a batch, else 1.4, "
@@ -101,7 +109,10 @@ AGENTS: dict[str, _Kind] = {
         "paths=N: in games of several roles, the compiled tree's 64-lane leaf batch is shared "
         "by the leaves of N paths (default 64; 1: one leaf's batch at a time), "
         "nodes=N: most nodes the tree holds (default: the compiled tree's share of memory, "
-        "200,000 in Python))",
+        "200,000 in Python), goals=W: in the compiled tree over paths, a new leaf whose "
+        "state gives every role a goal is worth that share (0..1) of those goals, the rest "
+        "of its playouts (default: 0.6 where random matches show that mid-game goals "
+        "foretell the result, else 0))",
     ),
     "alphabeta": _Kind(
         "ggpkit.agents.alphabeta:AlphaBetaAgent",

@@ -137,11 +137,15 @@ class TreeSearch(Protocol):
         mast: bool = False,
         grave: int = 0,
         paths: int = 1,
+        goals: float = 0.0,
     ) -> TreeReport:
         """Search ``state`` within the limits (UCB constant ``c``, ``leaf`` playouts per leaf;
         ``mast``: playouts choose moves by MAST, one playout per leaf; ``grave`` > 0:
         selection by GRAVE with that reference threshold; ``paths`` > 1: that many paths
-        descend, with virtual losses, before their leaves are played out together).
+        descend, with virtual losses, before their leaves are played out together;
+        ``goals`` > 0, with paths: a leaf is worth that share of the goals its state
+        gives, where it gives every role one, the rest of its playouts; trees that do not
+        know goals outside terminal states ignore it).
 
         Raises :class:`~ggpkit.games.api.GameError` where it cannot search the game (two
         roles choosing at once): the agent then searches another way.

@@ -40,6 +40,7 @@ class PropnetTree:
         mast: bool = False,
         grave: int = 0,
         paths: int = 1,
+        goals: float = 0.0,
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch`."""
         if not isinstance(state, bytes):
@@ -47,8 +48,9 @@ class PropnetTree:
         bits = self.reasoner.bits(state)
         try:
             found = self.tree.search(
-                bits, seconds, iterations, c, leaf, seed, mast=mast, grave=grave, paths=paths
-            )
+                bits, seconds, iterations, c, leaf, seed, mast=mast, grave=grave, paths=paths,
+                goals=goals,
+            )  # fmt: skip
         except ReasonerError as e:
             raise GameError(f"{self.name}: {e}") from None
         net = self.reasoner.net

@@ -122,7 +122,14 @@ class NativeTree(ArrayTree):
         self.kernels.children(q[4], q[10][:m], q[6], q[7], q[8], q[9], self.kernels.variant)
         return int(
             tk.attach_children(
-                self._tree, self._sizes, q, m, self.move_start, self._reward, float(per_path)
+                self._tree,
+                self._sizes,
+                q,
+                m,
+                self.move_start,
+                self._reward,
+                float(per_path),
+                False,
             )
         )
 
@@ -134,7 +141,7 @@ class NativeTree(ArrayTree):
             return 0.0
         q[5][:m] = 0
         self.kernels.playouts(q[4][:m], per_path, seed, q[5], self.kernels.variant)
-        tk.backup_leaves(self._tree, q, m, per_path, self._reward)
+        tk.backup_leaves(self._tree, q, m, per_path, self._reward, 0.0)
         return float(m * per_path)
 
 
@@ -160,13 +167,16 @@ class NativeTreeSearch:
         mast: bool = False,
         grave: int = 0,
         paths: int = 1,
+        goals: float = 0.0,
     ) -> TreeReport:
-        """See :class:`~ggpkit.games.capabilities.TreeSearch`."""
+        """See :class:`~ggpkit.games.capabilities.TreeSearch` (the kernels give goals only
+        in terminal states, so ``goals`` changes nothing here)."""
         row = self._row(state)
         try:
             found = self.tree.search(
-                row, seconds, iterations, c, leaf, seed, mast=mast, grave=grave, paths=paths
-            )
+                row, seconds, iterations, c, leaf, seed, mast=mast, grave=grave, paths=paths,
+                goals=goals,
+            )  # fmt: skip
         except ReasonerError as e:
             raise GameError(f"{self.name}: {e}") from None
         term = self.kernels.move_term

@@ -215,9 +215,10 @@ class _RenamedTree:
         mast: bool = False,
         grave: int = 0,
         paths: int = 1,
+        goals: float = 0.0,
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch`, in the renamed game's names."""
-        own = self.tree.search(state, seconds, iterations, c, leaf, seed, mast, grave, paths)
+        own = self.tree.search(state, seconds, iterations, c, leaf, seed, mast, grave, paths, goals)
         g = self.game
         moves = g._named(state, lambda: tuple(g._seen(m) for m in own.moves))
         line = g._named(state, lambda: tuple(g._seen(m) for m in own.best_line))

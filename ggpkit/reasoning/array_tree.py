@@ -105,6 +105,8 @@ class ArrayTree:
         self._best = np.zeros(2, dtype=np.float64)
         self._best_line = np.zeros(0, dtype=np.int64)
         self._paths: tuple[npt.NDArray[np.generic], ...] | None = None
+        self.goal_weight = 0.0
+        """The goal heuristic's share of a leaf's value in the current search."""
 
     def search(
         self,
@@ -118,6 +120,7 @@ class ArrayTree:
         mast: bool = False,
         grave: int = 0,
         paths: int = 1,
+        goals: float = 0.0,
     ) -> RootReport:
         """Search from the state row ``bits`` within the limits.
 
@@ -126,6 +129,8 @@ class ArrayTree:
         that many visits on (a leaf batch adds one playout whose moves are kept).
         ``paths`` > 1 (games of several roles, without MAST or GRAVE): that many paths
         descend before their leaves are played out together, ``leaf`` playouts each.
+        ``goals`` > 0 (with paths): a leaf whose state gives every role a goal is worth
+        that share of those goals, the rest of its playouts (the goal heuristic).
         At least one limit must be given. Raises :class:`SimultaneousMovesError` when a
         state with two choosing roles is met, ReasonerError on broken rules.
         """
@@ -134,6 +139,7 @@ class ArrayTree:
         started = time.perf_counter()
         deadline = np.inf if seconds is None else started + seconds
         self._set_root(bits)
+        self.goal_weight = goals
         budget = np.inf if iterations is None else iterations
         rng = np.random.default_rng(seed)
         done = 0
@@ -310,4 +316,5 @@ def tree_arrays(
         np.full(slots, -1, dtype=np.int64),  # 15 table: node by state
         np.zeros(capacity, dtype=np.uint64),  # 16 state hash
         np.zeros(capacity, dtype=np.int64),  # 17 mark: last path through the node
+        np.full((capacity, nroles), -1.0, dtype=np.float64),  # 18 goals in it (-1: none)
     )

@@ -566,12 +566,13 @@ def playouts64_from(  # type: ignore[no-untyped-def]
 def step64(  # type: ignore[no-untyped-def]
     kind, in_start, inputs, order, blocks, phases, base_nodes, next_lits, legal_lits,
     does_nodes, terminal_lit, goal_lits, goal_values, goal_start,
-    states, rows, joint, val, legal, term, goal,
+    states, rows, joint, val, legal, term, goal, all_goals,
 ):  # fmt: skip
     """Play ``joint[j]`` (a legal-literal index per role) from ``states[rows[j]]``, 64
     rows at a time, writing the next state back over it; for each ``j`` also the next
     state's legal literals (``legal[j, k]`` 0/1), whether it is terminal (``term[j]``)
-    and, where it is, each role's goal (``goal[j, r]``; -1 unless exactly one holds).
+    and, where it is (in every state with ``all_goals``), each role's goal
+    (``goal[j, r]``; -1 unless exactly one holds).
 
     Why: a compiled tree makes its new children here, one lane each, instead of one
     scalar network step per child.
@@ -605,12 +606,12 @@ def step64(  # type: ignore[no-untyped-def]
             val[does_nodes[k]] = 0
         eval_phase64(kind, in_start, inputs, order, blocks, phases[0], phases[1], val)
         ended = _lit64(terminal_lit, val)
-        if ended != 0:
+        if ended != 0 or all_goals:
             eval_phase64(kind, in_start, inputs, order, blocks, phases[4], phases[5], val)
         for j in range(lo, hi):
             lane = np.uint64(j - lo)
             term[j] = (ended >> lane) & one
-            if term[j]:
+            if term[j] or all_goals:
                 for r in range(nroles):
                     found = 0
                     for k in range(goal_start[r], goal_start[r + 1]):

@@ -478,7 +478,7 @@ def _amaf_backup(  # type: ignore[no-untyped-def]
 @njit(cache=True, nogil=True)
 def iterate_paths(  # type: ignore[no-untyped-def]
     net, work, val, val64, tree, sizes, root, iterations, c, per_path, seed, max_steps, q,
-    reward,
+    reward, goal_weight,
 ):  # fmt: skip
     """UCT iterations in batches of paths: (stop code, iterations, playouts).
 
@@ -487,7 +487,8 @@ def iterate_paths(  # type: ignore[no-untyped-def]
     out together, ``per_path`` playouts each, in the 64-lane kernel: a leaf costs a
     64th of a batch, not a scalar playout, so the tree grows many times faster than
     with one leaf at a time. Games of several roles only. ``q`` is the batch's scratch
-    (see ``PropnetTreeSearch._queue``).
+    (see ``PropnetTreeSearch._queue``). ``goal_weight`` > 0: a leaf whose state gives goals is
+    worth that share of them (see :func:`~ggpkit.reasoning.tree_kernels.backup_leaves`).
     """
     rng = seed | np.uint64(1)
     w = float(per_path)
@@ -501,10 +502,12 @@ def iterate_paths(  # type: ignore[no-untyped-def]
     while done < iterations and tree[7][root] == 0:
         rng, ran, nq = descend_batch(tree, sizes, root, c, rng, w, q, iterations - done, reward)
         done += ran
-        code = _make_children(net, val64, tree, sizes, q, nq, reward, w)
+        code = _make_children(net, val64, tree, sizes, q, nq, reward, w, goal_weight > 0.0)
         if code != STOP_DONE:
             return code, done, playouts
-        code, played = _play_queue(net, val64, q, nq, per_path, rng, max_steps, tree, reward)
+        code, played = _play_queue(
+            net, val64, q, nq, per_path, rng, max_steps, tree, reward, goal_weight
+        )
         rng, _j = rand_below(rng, 2)
         if code != STOP_DONE:
             return code, done, playouts
@@ -515,7 +518,7 @@ def iterate_paths(  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
-def _make_children(net, val64, tree, sizes, q, nq, reward, w):  # type: ignore[no-untyped-def]
+def _make_children(net, val64, tree, sizes, q, nq, reward, w, all_goals):  # type: ignore[no-untyped-def]
     """Make the new children the batch's paths end at, in the 64-lane kernel (each
     path's state row turns from its parent's into its child's), and store them."""
     m = queue_joints(tree, q, nq)
@@ -524,12 +527,13 @@ def _make_children(net, val64, tree, sizes, q, nq, reward, w):  # type: ignore[n
     step64(
         net[0], net[1], net[2], net[3], net[4], net[5], net[6], net[7], net[8], net[9],
         net[11], net[12], net[13], net[14], q[4], q[10][:m], q[6], val64, q[7], q[8], q[9],
+        all_goals,
     )  # fmt: skip
-    return attach_children(tree, sizes, q, m, net[10], reward, w)
+    return attach_children(tree, sizes, q, m, net[10], reward, w, all_goals)
 
 
 @njit(cache=True, nogil=True)
-def _play_queue(net, val64, q, nq, per_path, rng, max_steps, tree, reward):  # type: ignore[no-untyped-def]
+def _play_queue(net, val64, q, nq, per_path, rng, max_steps, tree, reward, goal_weight):  # type: ignore[no-untyped-def]
     """Play out the batch's open leaves together; back their paths up."""
     m = gather_leaves(q, nq)
     if m == 0:
@@ -537,7 +541,7 @@ def _play_queue(net, val64, q, nq, per_path, rng, max_steps, tree, reward):  # t
     code, played = _play_leaves(net, val64, q[4][:m], per_path, rng, max_steps, q[5])
     if code != STOP_DONE:
         return code, 0.0
-    backup_leaves(tree, q, m, per_path, reward)
+    backup_leaves(tree, q, m, per_path, reward, goal_weight)
     return STOP_DONE, played
 
 

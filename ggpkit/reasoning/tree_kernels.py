@@ -61,6 +61,7 @@ def new_node(bits, tree, sizes):  # type: ignore[no-untyped-def]
     tree[5][n] = 0
     tree[6][n] = 0.0
     tree[7][n] = 0
+    tree[18][n, :] = -1.0
     _insert(n, row_hash(bits), tree)
     return n
 
@@ -399,6 +400,7 @@ def _move_node(tree, i, k):  # type: ignore[no-untyped-def]
     tree[0][k, :] = tree[0][i, :]
     tree[4][k, :] = tree[4][i, :]
     tree[8][k, :] = tree[8][i, :]
+    tree[18][k, :] = tree[18][i, :]
 
 
 @njit(cache=True, nogil=True)
@@ -475,13 +477,15 @@ def queue_joints(tree, q, nq):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
-def attach_children(tree, sizes, q, m, move_start, reward, w):  # type: ignore[no-untyped-def]
+def attach_children(tree, sizes, q, m, move_start, reward, w, all_goals):  # type: ignore[no-untyped-def]
     """Store the ``m`` children whose state rows the stepper wrote into ``q[4]`` (with
     their legal moves, terminal flags and goals in ``q[7]``, ``q[8]``, ``q[9]``).
 
     Each path's leaf becomes its child (-1 when the tree is full: the state is then
     played out unstored). A proven child ends its path at once: its backup is done
-    here, and its leaf becomes -3. Returns a stop code.
+    here, and its leaf becomes -3. ``all_goals``: the stepper also gave the goals of
+    states that are not terminal, kept in ``tree[18]`` for :func:`backup_leaves`.
+    Returns a stop code.
     """
     qn, qe, qdepth, qleaf, starts = q[0], q[1], q[2], q[3], q[4]
     legal, term, goal, rows = q[7], q[8], q[9], q[10]
@@ -503,12 +507,24 @@ def attach_children(tree, sizes, q, m, move_start, reward, w):  # type: ignore[n
             code = expand_from(ch, legal[j], term[j], goal[j], move_start, tree, sizes)
             if code != STOP_DONE:
                 return code
+            if all_goals and not term[j]:
+                _keep_goals(tree, ch, goal[j])
         qleaf[i] = ch
         if tree[7][ch] != 0:
             reward[:] = tree[8][ch, :]
             _backup_path(tree, qn[i], qe[i], qdepth[i], ch, reward, w)
             qleaf[i] = -3
     return STOP_DONE
+
+
+@njit(cache=True, nogil=True)
+def _keep_goals(tree, node, goal):  # type: ignore[no-untyped-def]
+    """Keep a state's goals (0..1) as its heuristic value, where every role has one."""
+    for r in range(goal.shape[0]):
+        if goal[r] < 0:
+            return
+    for r in range(goal.shape[0]):
+        tree[18][node, r] = goal[r] / 100.0
 
 
 @njit(cache=True, nogil=True)
@@ -527,11 +543,19 @@ def gather_leaves(q, nq):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
-def backup_leaves(tree, q, m, per_path, reward):  # type: ignore[no-untyped-def]
-    """Back up the ``m`` gathered paths with their playouts' goal sums (``q[5]``)."""
+def backup_leaves(tree, q, m, per_path, reward, weight):  # type: ignore[no-untyped-def]
+    """Back up the ``m`` gathered paths with their playouts' goal sums (``q[5]``).
+
+    ``weight`` > 0: a leaf whose state gives goals (``tree[18]``) is worth that share
+    of them and the rest of its playouts (the goal heuristic).
+    """
     qn, qe, qdepth, qleaf, sums, rows = q[0], q[1], q[2], q[3], q[5], q[10]
     for j in range(m):
         i = rows[j]
+        leaf = qleaf[i]
+        blend = weight > 0.0 and leaf >= 0 and tree[18][leaf, 0] >= 0.0
         for r in range(reward.shape[0]):
             reward[r] = sums[j, r] / (100.0 * per_path)
+            if blend:
+                reward[r] = (1.0 - weight) * reward[r] + weight * tree[18][leaf, r]
         _backup_path(tree, qn[i], qe[i], qdepth[i], qleaf[i], reward, float(per_path))

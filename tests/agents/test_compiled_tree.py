@@ -7,7 +7,6 @@ twins are always here.
 from __future__ import annotations
 
 import random
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,14 +19,7 @@ from ggpkit.agents.solvers.generic import GenericSolver
 from ggpkit.games.api import Game
 from ggpkit.games.capabilities import TreeSearch
 
-GAMES_DIR = Path(__file__).resolve().parents[3] / "shared" / "ggp-games"
-
-
-def public(name: str) -> Game[Any]:
-    path = GAMES_DIR / f"{name}.kif"
-    if not path.is_file():
-        pytest.skip("../shared/ggp-games is absent")
-    return ggpkit.load(str(path))
+from .corpus import public
 
 
 def tree_of(game: Game[Any]) -> TreeSearch:
@@ -359,3 +351,42 @@ def test_a_search_starts_no_call_it_expects_to_overrun(monkeypatch: pytest.Monke
     monkeypatch.setattr(search, "_iterate", slow)
     search.search(game.reasoner.bits(game.initial_state()), 1.0, None, 0.4, 1, 1, paths=64)
     assert 2 <= len(calls) <= 3
+
+
+@pytest.mark.parametrize("plies", [0, 6, 12])
+def test_the_goal_heuristic_values_a_leaf_at_its_states_goals(plies: int) -> None:
+    """With the whole weight on the goal heuristic, one path per root move values each
+    move at the goals the game API gives its child state (checkersSmall's goals count
+    pieces in every state): the stepper's goals of non-terminal states are the rules'."""
+    game = public("checkersSmall")
+    state = random_state(game, plies, random.Random(plies))
+    mover = game.to_move(state)
+    assert mover is not None
+    moves = game.legal_moves(state, mover)
+    count = len(moves) + len(moves) % 2  # whole batches of two paths
+    report = tree_of(game).search(state, None, count, 0.4, 1, 5, paths=2, goals=1.0)
+    checked = 0
+    for move, visits, mean, exact in zip(
+        report.moves, report.visits, report.means, report.exact, strict=True
+    ):
+        child = game.play(state, move)
+        expected = game.goals(child)[mover] / 100.0
+        if exact is not None:
+            assert exact == expected
+        elif visits == 1:
+            assert mean == pytest.approx(expected), move
+            checked += 1
+    assert checked >= len(moves) - 1
+
+
+def test_without_the_goal_heuristic_a_leaf_is_worth_its_playouts_alone() -> None:
+    """goals=0 (the default) never reads the states' goals: on checkersSmall every
+    child of the start gives 50, and its random playouts do not all end in draws."""
+    game = public("checkersSmall")
+    state = game.initial_state()
+    mover = game.to_move(state)
+    assert mover is not None
+    moves = game.legal_moves(state, mover)
+    assert all(game.goals(game.play(state, m))[mover] == 50 for m in moves)
+    report = tree_of(game).search(state, None, 8 * len(moves), 0.4, 1, 5, paths=2)
+    assert any(m != pytest.approx(0.5) for m in report.means)

@@ -1,0 +1,51 @@
+"""The goal heuristic's probe: used where mid-game goals foretell results, nowhere else."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from ggpkit.agents.goal_heuristic import GOAL_WEIGHT, goal_heuristic_weight
+from ggpkit.agents.mcts import MCTSAgent
+from ggpkit.agents.specs import SpecError, make_agent
+
+from .corpus import public
+
+
+@pytest.mark.parametrize(
+    ("name", "used"),
+    [
+        ("checkersSmall", True),  # goals count pieces: the count mid-game foretells the end
+        ("checkers", True),
+        ("reversi", False),  # "more discs now" says nothing in random play
+        ("knightThrough", False),  # no goal before the end
+        ("connectFour", False),  # goals 0 until the end
+        ("sheepAndWolf", False),  # each role's goal is constant before the end
+    ],
+)
+def test_the_heuristic_is_used_only_where_mid_game_goals_go_with_the_result(
+    name: str, used: bool
+) -> None:
+    weight = goal_heuristic_weight(public(name), random.Random(1))
+    assert weight == (GOAL_WEIGHT if used else 0.0)
+
+
+def test_the_agent_decides_at_the_start_unless_told() -> None:
+    game = public("checkersSmall")
+    decided = MCTSAgent()
+    decided.start(game, game.roles[0])
+    assert decided.goals == GOAL_WEIGHT
+    told = MCTSAgent(goals=0.0)
+    told.start(game, game.roles[0])
+    assert told.goals == 0.0
+    other = public("reversi")
+    decided.start(other, other.roles[0])
+    assert decided.goals == 0.0
+
+
+def test_the_spec_takes_a_share() -> None:
+    agent = make_agent("mcts:goals=0.25")
+    assert isinstance(agent, MCTSAgent) and agent.goals_option == 0.25
+    with pytest.raises(SpecError):
+        make_agent("mcts:goals=2")
