@@ -390,11 +390,13 @@ def test_a_role_without_moves_is_reported(count: int) -> None:
         r.playout_stats(r.initial(), count, seed=1)
 
 
+@pytest.mark.parametrize("all_goals", [False, True])
 @pytest.mark.parametrize("name", ["ticTacToe", "connectFour", "breakthroughSmallHoles"])
-def test_step64_makes_the_same_children_as_the_reasoner(name: str) -> None:
+def test_step64_makes_the_same_children_as_the_reasoner(name: str, all_goals: bool) -> None:
     """The compiled tree's batched expansion: 70 random (state, joint move) rows, so
     two chunks of lanes; each child state, its legal moves, whether it is terminal and
-    its goals are the reasoner's."""
+    its goals are the reasoner's (with ``all_goals``, in states that are not terminal
+    too: -1 where a role has no goal or several)."""
     import numpy as np
 
     from ggpkit.reasoning import propnet_kernels as k
@@ -425,7 +427,7 @@ def test_step64_makes_the_same_children_as_the_reasoner(name: str) -> None:
         net.kind, net.in_start, net.inputs, net.order, net.blocks, net.phases, net.base_nodes,
         net.next_lits, net.legal_lits, net.does_nodes, net.terminal_lit, net.goal_lits,
         net.goal_values, net.goal_start, states, np.arange(70), joint,
-        np.zeros(net.size, dtype=np.uint64), legal, term, goal,
+        np.zeros(net.size, dtype=np.uint64), legal, term, goal, all_goals,
     )  # fmt: skip
     ended = 0
     for j, (s, js) in enumerate(zip(parents, joints, strict=True)):
@@ -439,4 +441,14 @@ def test_step64_makes_the_same_children_as_the_reasoner(name: str) -> None:
         if term[j]:
             ended += 1
             assert list(goal[j]) == [r.goal(child, i) for i in range(len(r.roles))]
+        elif all_goals:
+            assert list(goal[j]) == [_goal_or_none(r, child, i) for i in range(len(r.roles))]
     assert ended > 0, "some children end the game"
+
+
+def _goal_or_none(r: PropnetReasoner, state: bytes, role: int) -> int:
+    """The reasoner's goal of ``role`` in ``state``, -1 where it has none or several."""
+    try:
+        return r.goal(state, role)
+    except ReasonerError:
+        return -1
