@@ -38,3 +38,36 @@ def test_both_role_orders_are_played_and_scored() -> None:
     assert len(tally["points"]) == 2  # one match in each role
     assert tally["wins"] + tally["draws"] + tally["losses"] == 2
     assert all(p in (0, 50, 100) for p in tally["points"])
+
+
+def test_the_opponent_never_imports_this_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An opponent that is another install of ggpkit must run its own code: with our
+    PYTHONPATH (or a cwd in this repository) its ``python -m ggpkit`` imports ours, and
+    the run is self-play (stops 22-25's runs against the old mcts were)."""
+    import importlib.util
+    import os
+    import tempfile
+
+    spec = importlib.util.spec_from_file_location(
+        "vs_ggp_base", ROOT / "benchmarks" / "vs_ggp_base.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "vs_ggp_base", module)  # its dataclasses look it up
+    spec.loader.exec_module(module)
+    started: list[dict[str, object]] = []
+
+    class Recorder:
+        def __init__(self, command: list[str], **options: object) -> None:
+            started.append({"command": command, **options})
+
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    monkeypatch.setattr(module.subprocess, "Popen", Recorder)
+    monkeypatch.setattr(module, "wait_for_port", lambda port, seconds: None)
+    module.start_players(1, 2, "mcts", "x", "/old/venv/bin/python -m ggpkit player --port {port}")
+    opponent = started[0]
+    assert opponent["command"][-1] == "2"
+    env = opponent["env"]
+    assert isinstance(env, dict) and "PYTHONPATH" not in env and env["PATH"] == os.environ["PATH"]
+    cwd = Path(str(opponent["cwd"])).resolve()
+    assert cwd == Path(tempfile.gettempdir()).resolve() and ROOT not in cwd.parents
