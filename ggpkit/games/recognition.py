@@ -32,7 +32,7 @@ from typing import Any
 
 from ggpkit.games.api import Game, GameError
 from ggpkit.games.registry import games, load
-from ggpkit.games.renamed import Learner, RenamedGame
+from ggpkit.games.renamed import Learner, RenamedGame, Transition
 from ggpkit.games.symbol_match import (
     Item,
     Renaming,
@@ -144,13 +144,20 @@ MAX_NAMINGS = 4096
 def learner(native: Game[Any], game: Game[Any]) -> Learner:
     """Names for symbols first shown by a native state, found against ``game``'s engine.
 
-    Each unnamed symbol may take any name of the rules not yet used. An assignment is
-    kept when the state it describes on the rules' engine shows the same roles, facts,
-    legal moves and goals as the native state; exactly one must, or none is learnt.
+    When the state before it is known and fully named, the rules' engine plays the same
+    joint move from that state, and the two successors force the names (a counter's next
+    value among them). Otherwise each unnamed symbol may take any name of the rules not
+    yet used; an assignment is kept when the state it describes on the rules' engine
+    shows the same roles, facts, legal moves and goals as the native state, and exactly
+    one must, or none is learnt.
     """
     pool = sorted(_declared_symbols(game))
 
-    def learn(state: Hashable, renaming: Mapping[str, str]) -> Renaming | None:
+    def learn(
+        state: Hashable, renaming: Mapping[str, str], came_from: Transition | None
+    ) -> Renaming | None:
+        if came_from is not None:
+            return _follow(native, game, state, dict(renaming), came_from)
         facts = native.facts(state)
         unknown = sorted(symbols_of({("fact", (f,)) for f in facts}) - renaming.keys())
         free = [name for name in pool if name not in set(renaming.values())]
@@ -164,6 +171,22 @@ def learner(native: Game[Any], game: Game[Any]) -> Learner:
         return found[0] if found else None
 
     return learn
+
+
+def _follow(
+    native: Game[Any], game: Game[Any], state: Hashable, renaming: Renaming, came_from: Transition
+) -> Renaming | None:
+    """``renaming`` extended by what the rules' engine makes of the step that made ``state``."""
+    before, joint = came_from
+    facts = native.facts(before)
+    if not symbols_of({("fact", (f,)) for f in facts}) <= renaming.keys():
+        return None
+    try:
+        other = game.state_from_facts(rename_term(f, renaming) for f in facts)
+        _, after = _step(native, game, renaming, before, other, joint)
+    except GameError:
+        return None
+    return _extend(renaming, view(native, state), view(game, after))
 
 
 def _describes(native: Game[Any], game: Game[Any], state: Hashable, renaming: Renaming) -> bool:

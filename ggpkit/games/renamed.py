@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
@@ -26,9 +27,17 @@ class UnknownNameError(GameError):
     """A native term holds a symbol whose name in the rules is not known (yet)."""
 
 
-Learner = Callable[[Hashable, Mapping[str, str]], Mapping[str, str] | None]
-"""Given a native state showing unknown symbols and the renaming so far, a renaming that
-also names them (found against the rules' own engine), or None when none is certain."""
+Transition = tuple[Hashable, tuple[Term, ...]]
+"""How a native state was reached: the state before and the joint move (inner names and
+role order)."""
+
+Learner = Callable[[Hashable, Mapping[str, str], Transition | None], Mapping[str, str] | None]
+"""Given a native state showing unknown symbols, the renaming so far and, when known, how
+the state was reached, a renaming that also names them (found against the rules' own
+engine), or None when none is certain."""
+
+TRANSITIONS_KEPT = 4096
+"""Most recent states whose transition is kept for learning names (a bounded memory)."""
 
 
 class RenamedGame(Game[Hashable]):
@@ -38,7 +47,9 @@ class RenamedGame(Game[Hashable]):
     symbol without a name asks ``learn`` for one (the renaming only grows; a lock keeps
     threads from learning at once); without ``learn``, or when it finds none, the
     state's facts or moves raise :class:`UnknownNameError` rather than show a name the
-    rules do not use.
+    rules do not use. One state alone cannot name a counter's value (step 90 shows what
+    step 95 shows), so the last :data:`TRANSITIONS_KEPT` states made by
+    :meth:`next_state` keep how they were reached, and learning replays that line.
     """
 
     def __init__(
@@ -77,6 +88,8 @@ class RenamedGame(Game[Hashable]):
         self._in: dict[Term, Term] = {}
         self._learn = learn
         self._learning = threading.Lock()
+        self._came_from: OrderedDict[Hashable, Transition] = OrderedDict()
+        self._came_from_lock = threading.Lock()
 
     def _seen(self, term: Term) -> Term:
         got = self._out.get(term)
@@ -98,12 +111,37 @@ class RenamedGame(Game[Hashable]):
             if self._learn is None:
                 raise
         with self._learning:
-            found = self._learn(state, dict(self.forward))
-            if found is not None:
+            for step, came_from in self._line_to(state):
+                found = self._learn(step, dict(self.forward), came_from)
+                if found is None:
+                    break
                 self.forward = dict(found)
                 self.backward = {v: k for k, v in self.forward.items()}
                 self._in.clear()
         return show()
+
+    def _line_to(self, state: Hashable) -> list[tuple[Hashable, Transition | None]]:
+        """``state`` and the kept states before it, back to the first whose facts all have
+        names (exclusive), oldest first, each with how it was reached (None: not kept)."""
+        line: list[tuple[Hashable, Transition | None]] = []
+        while True:
+            with self._came_from_lock:
+                came_from = self._came_from.get(state)
+            line.append((state, came_from))
+            if came_from is None or self._all_named(came_from[0]):
+                return line[::-1]
+            state = came_from[0]
+
+    def _all_named(self, state: Hashable) -> bool:
+        symbols = symbols_of({("fact", (f,)) for f in self.inner.facts(state)})
+        return symbols <= self.forward.keys()
+
+    def _remember(self, state: Hashable, came_from: Transition) -> None:
+        kept = self._came_from
+        with self._came_from_lock:
+            kept[state] = came_from
+            if len(kept) > TRANSITIONS_KEPT:
+                kept.popitem(last=False)
 
     def _own(self, term: Term) -> Term:
         got = self._in.get(term)
@@ -127,6 +165,8 @@ class RenamedGame(Game[Hashable]):
         for seen_index, inner_index in enumerate(self._order):
             own[inner_index] = self._own(moves[seen_index])
         nxt: Hashable = self.inner._next(state, own)
+        if self._learn is not None:
+            self._remember(nxt, (state, tuple(own)))
         return nxt
 
     def is_terminal(self, state: Hashable) -> bool:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from ggpkit.games.api import Game
-from ggpkit.games.recognition import recognise
+from ggpkit.games.recognition import learner, recognise
 from ggpkit.games.registry import load, load_kif, rules_path
 from ggpkit.games.renamed import RenamedGame
 from ggpkit.match.protocol import strip_comments
@@ -99,6 +99,25 @@ def test_scrambled_and_reordered_seed_files_are_recognised(public: str, seed: in
     assert isinstance(game, RenamedGame) and game.name == PUBLIC[public]
     assert game.roles == gdl.roles
     same_play(game, gdl, playouts=10, seed=seed)
+
+
+def test_a_counter_value_no_discovery_reached_is_named_by_lines_played_on() -> None:
+    """A loaded machine's discovery may stop before the step counter's late values.
+
+    One state cannot tell step 90 from step 95 (same facts but the counter, same moves);
+    the renamed game must still name it right, from how the lines go on.
+    """
+    rules = Scrambler(public_text("checkersBarrelNoKings"), seed=1).rules
+    gdl = load_kif(rules)
+    found = recognise(gdl, seed=1)
+    assert isinstance(found, RenamedGame)
+    early = {k: v for k, v in found.forward.items() if not (k.isdigit() and int(k) > 30)}
+    assert len(early) < len(found.forward)
+    game = RenamedGame(found.inner, early, roles=gdl.roles, learn=learner(found.inner, gdl))
+    same_play(game, gdl, playouts=6, seed=5)
+    assert {k: game.forward[k] for k in game.forward.keys() & found.forward.keys()} == {
+        k: found.forward[k] for k in game.forward.keys() & found.forward.keys()
+    }
 
 
 def test_the_last_pegs_get_their_names_when_a_perfect_line_reaches_them() -> None:
