@@ -454,6 +454,7 @@ class MCTSAgent(Agent):
             grave=self.grave,
             paths=self.paths,
             goals=self.goals,
+            role=role,
         )
         self._report = report
         self.last_iterations = report.iterations

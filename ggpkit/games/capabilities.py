@@ -138,6 +138,7 @@ class TreeSearch(Protocol):
         grave: int = 0,
         paths: int = 1,
         goals: float = 0.0,
+        role: str | None = None,
     ) -> TreeReport:
         """Search ``state`` within the limits (UCB constant ``c``, ``leaf`` playouts per leaf;
         ``mast``: playouts choose moves by MAST, one playout per leaf; ``grave`` > 0:
@@ -145,10 +146,12 @@ class TreeSearch(Protocol):
         descend, with virtual losses, before their leaves are played out together;
         ``goals`` > 0, with paths: a leaf is worth that share of the goals its state
         gives, where it gives every role one, the rest of its playouts; trees that do not
-        know goals outside terminal states ignore it).
+        know goals outside terminal states ignore it). Where several roles choose in
+        ``state``, the report is ``role``'s (decoupled statistics: each role its own).
 
         Raises :class:`~ggpkit.games.api.GameError` where it cannot search the game (two
-        roles choosing at once): the agent then searches another way.
+        roles choosing at once without batched paths, or too many joint moves): the
+        agent then searches another way.
         """
         ...
 

@@ -242,7 +242,7 @@ class GdlGame(Game[Hashable]):
             goal_range=_goal_range(self.rules),
             capabilities=Capabilities(
                 compiled_playouts=self.reasoner.batch is not None,
-                tree_search=self._tree_search() if dynamics == Dynamics.TURN_TAKING else None,
+                tree_search=self._tree_search(),
             ),
             reasoner=self.reasoner_name,
             notes=notes,

@@ -41,20 +41,22 @@ class PropnetTree:
         grave: int = 0,
         paths: int = 1,
         goals: float = 0.0,
+        role: str | None = None,
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch`."""
         if not isinstance(state, bytes):
             raise GameError(f"{self.name}: not a state of this game: {state!r}")
         bits = self.reasoner.bits(state)
+        net = self.reasoner.net
+        roles = net.roles
+        index = -1 if role is None else roles.index(role)
         try:
             found = self.tree.search(
                 bits, seconds, iterations, c, leaf, seed, mast=mast, grave=grave, paths=paths,
-                goals=goals,
+                goals=goals, role=index,
             )  # fmt: skip
         except ReasonerError as e:
             raise GameError(f"{self.name}: {e}") from None
-        net = self.reasoner.net
-        roles = net.roles
         return TreeReport(
             mover=roles[found.mover],
             moves=tuple(net.moves[found.mover][i] for i in found.moves),

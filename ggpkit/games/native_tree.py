@@ -111,7 +111,14 @@ class NativeTree(ArrayTree):
         self.kernels.describe(q[4], q[10][:1], q[7], q[8], q[9], self.kernels.variant)
         return int(
             tk.expand_from(
-                self._root, q[7][0], q[8][0], q[9][0], self.move_start, self._tree, self._sizes
+                self._root,
+                q[7][0],
+                q[8][0],
+                q[9][0],
+                self.move_start,
+                self._tree,
+                self._sizes,
+                tk.MAX_JOINT_MOVES,
             )
         )
 
@@ -168,6 +175,7 @@ class NativeTreeSearch:
         grave: int = 0,
         paths: int = 1,
         goals: float = 0.0,
+        role: str | None = None,
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch` (the kernels give goals only
         in terminal states, so ``goals`` changes nothing here)."""
@@ -175,7 +183,7 @@ class NativeTreeSearch:
         try:
             found = self.tree.search(
                 row, seconds, iterations, c, leaf, seed, mast=mast, grave=grave, paths=paths,
-                goals=goals,
+                goals=goals, role=-1 if role is None else self.roles.index(role),
             )  # fmt: skip
         except ReasonerError as e:
             raise GameError(f"{self.name}: {e}") from None

@@ -256,9 +256,13 @@ class _RenamedTree:
         grave: int = 0,
         paths: int = 1,
         goals: float = 0.0,
+        role: str | None = None,
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch`, in the renamed game's names."""
-        own = self.tree.search(state, seconds, iterations, c, leaf, seed, mast, grave, paths, goals)
+        inner_role = None if role is None else self.game.backward.get(role, role)
+        own = self.tree.search(
+            state, seconds, iterations, c, leaf, seed, mast, grave, paths, goals, inner_role
+        )
         g = self.game
         moves = g._named(state, lambda: tuple(g._seen(m) for m in own.moves))
         line = g._named(state, lambda: tuple(g._seen(m) for m in own.best_line))

@@ -56,7 +56,8 @@ class RootReport:
     """What one search found at its root, for the role that chooses there."""
 
     mover: int
-    """Index of the role with the choice (any role when nobody has one)."""
+    """Index of the role with the choice (any role when nobody has one; at a
+    simultaneous root, the role asked for)."""
     moves: tuple[int, ...]
     """The mover's legal moves, as indices into that role's moves."""
     visits: tuple[float, ...]
@@ -121,6 +122,7 @@ class ArrayTree:
         grave: int = 0,
         paths: int = 1,
         goals: float = 0.0,
+        role: int = -1,
     ) -> RootReport:
         """Search from the state row ``bits`` within the limits.
 
@@ -131,8 +133,13 @@ class ArrayTree:
         descend before their leaves are played out together, ``leaf`` playouts each.
         ``goals`` > 0 (with paths): a leaf whose state gives every role a goal is worth
         that share of those goals, the rest of its playouts (the goal heuristic).
-        At least one limit must be given. Raises :class:`SimultaneousMovesError` when a
-        state with two choosing roles is met, ReasonerError on broken rules.
+        Where several roles choose at once, batched paths search with decoupled
+        statistics (each role its own edges; at most ``MAX_JOINT_MOVES`` joint moves a
+        state) and the report at such a root is ``role``'s (the first choosing role's
+        when -1). At least one limit must be given. Raises
+        :class:`SimultaneousMovesError` when a state with two choosing roles is met
+        without batched paths (MAST, GRAVE, one path) or with too many joint moves,
+        ReasonerError on broken rules.
         """
         if seconds is None and iterations is None:
             raise ValueError("give a time or an iteration limit")
@@ -166,7 +173,7 @@ class ArrayTree:
                 batch *= 2
             elif took > BATCH_SECONDS * 2 and batch > 1:
                 batch //= 2
-        return self._report(done, playouts)
+        return self._report(done, playouts, role)
 
     def batched(self, paths: int, mast: bool, grave: int) -> bool:
         """Whether iterations run as batches of ``paths`` paths (see :meth:`search`)."""
@@ -227,11 +234,13 @@ class ArrayTree:
     def _half_full(self) -> bool:
         return bool(self._sizes[0] > self.capacity // 2 or self._sizes[1] > len(self._tree[9]) // 2)
 
-    def _report(self, iterations: int, playouts: float) -> RootReport:
+    def _report(self, iterations: int, playouts: float, role: int) -> RootReport:
         t = self._tree
         root = self._root
         mover = int(t[3][root]) if t[2][root] > 0 else 0
         a, n = int(t[1][root]), max(0, int(t[2][root]))
+        if mover == tk.SIMULTANEOUS:
+            mover, a, n = self._own_edges(role)
         start = int(self.move_start[mover])
         moves = tuple(int(k) - start for k in t[10][a : a + n])
         visits = tuple(float(v) for v in t[11][a : a + n])
@@ -249,6 +258,18 @@ class ArrayTree:
             mover, moves, visits, means, exact, proven, iterations, playouts, line,
             float(self._best[0]),
         )  # fmt: skip
+
+    def _own_edges(self, role: int) -> tuple[int, int, int]:
+        """At a simultaneous root: (role, its first edge, its number of edges) for ``role``
+        (no edges where it has no choice), or for the first choosing role when ``role`` < 0."""
+        t, root = self._tree, self._root
+        a = int(t[1][root])
+        for r in range(self.nroles):
+            n = -int(t[4][root, r])
+            if n > 0 and role in (r, -1):
+                return r, a, n
+            a += max(0, n)
+        return role, a, 0
 
 
 def memory_budget() -> int:

@@ -38,6 +38,7 @@ from ggpkit.reasoning.propnet_kernels import (
     step64,
 )
 from ggpkit.reasoning.tree_kernels import (
+    MAX_JOINT_MOVES,
     STOP_DONE,
     STOP_GOAL,
     STOP_NO_LEGAL,
@@ -265,7 +266,7 @@ def _mast_move(k, lo, hi, legal_lits, val, mast, rng):  # type: ignore[no-untype
 
 
 @njit(cache=True, nogil=True)
-def expand(node, net, work, val, tree, sizes):  # type: ignore[no-untyped-def]
+def expand(node, net, work, val, tree, sizes, joint_limit):  # type: ignore[no-untyped-def]
     """Fill in ``node``, whose state ``val`` holds: see :func:`expand_from`."""
     legal_lits, terminal_lit = net[8], net[11]
     legal, goal = work[9], work[13]
@@ -275,7 +276,7 @@ def expand(node, net, work, val, tree, sizes):  # type: ignore[no-untyped-def]
     if ended:
         for r in range(goal.shape[0]):
             goal[r] = _goal_points(net, val, r)
-    return expand_from(node, legal, ended, goal, net[10], tree, sizes)
+    return expand_from(node, legal, ended, goal, net[10], tree, sizes, joint_limit)
 
 
 @njit(cache=True, nogil=True)
@@ -376,7 +377,7 @@ def iterate(  # type: ignore[no-untyped-def]
                 reward[:] = value[node, :]
                 break
             if nedge[node] < 0:
-                code = expand(node, net, work, val, tree, sizes)
+                code = expand(node, net, work, val, tree, sizes, 0)
                 if code != STOP_DONE:
                     return code, it, playouts
                 if proven[node] != 0:
@@ -496,7 +497,7 @@ def iterate_paths(  # type: ignore[no-untyped-def]
     playouts = 0.0
     if tree[2][root] < 0 and tree[7][root] == 0:
         load(tree[0][root], net, work, val)
-        code = expand(root, net, work, val, tree, sizes)
+        code = expand(root, net, work, val, tree, sizes, MAX_JOINT_MOVES)
         if code != STOP_DONE:
             return code, done, playouts
     while done < iterations and tree[7][root] == 0:

@@ -44,6 +44,12 @@ TOP = 1.0 - 1e-9
 GRAVE_BIAS = 1e-5
 """GRAVE's bias in the weight of the all-moves-as-first mean (Cazenave's value)."""
 
+SIMULTANEOUS = -1
+"""``mover`` of a node where several roles choose (see :func:`select_joint`)."""
+
+MAX_JOINT_MOVES = 256
+"""Most joint moves a simultaneous node may have in the tree (its edges hold them all)."""
+
 PATH_PROVEN, PATH_LEAF, PATH_NEW = range(3)
 """How a path of a batch ends: at a proven node, at a leaf to play out from, or at an
 edge whose child is still to be made."""
@@ -118,18 +124,19 @@ def clear(tree, sizes):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
-def expand_from(node, legal, ended, goal, move_start, tree, sizes):  # type: ignore[no-untyped-def]
+def expand_from(node, legal, ended, goal, move_start, tree, sizes, joint_limit):  # type: ignore[no-untyped-def]
     """Fill in ``node``: its terminal value, or the mover's edges.
 
     ``legal[k]`` says whether move ``k`` is legal in the node's state (role r's moves are
     ``move_start[r]`` to ``move_start[r + 1] - 1``), ``ended``
     whether it is terminal, ``goal[r]`` role r's goal there (-1: not exactly one).
+    Where several roles choose, the node is simultaneous (:func:`_expand_simultaneous`)
+    if it has at most ``joint_limit`` joint moves, else STOP_SIMULTANEOUS.
     Returns a stop code; STOP_DONE also when the edge arrays are full (the node then
     stays unexpanded and is played out like a leaf).
     """
     first, nedge, mover, fixed = tree[1], tree[2], tree[3], tree[4]
     term, proven, value = tree[5], tree[7], tree[8]
-    echild, emove = tree[9], tree[10]
     nroles = move_start.shape[0] - 1
     if ended:
         term[node] = 1
@@ -141,6 +148,7 @@ def expand_from(node, legal, ended, goal, move_start, tree, sizes):  # type: ign
         nedge[node] = 0
         return STOP_DONE
     chooser = -1
+    choosers = 0
     count = 1
     for r in range(nroles):
         nl = 0
@@ -151,28 +159,150 @@ def expand_from(node, legal, ended, goal, move_start, tree, sizes):  # type: ign
         if nl == 0:
             return STOP_NO_LEGAL
         if nl > 1:
-            if chooser >= 0:
-                return STOP_SIMULTANEOUS
+            choosers += 1
             chooser = r
-            count = nl
+            count *= nl
+    if choosers > 1:
+        if count > joint_limit:
+            return STOP_SIMULTANEOUS
+        return _expand_simultaneous(node, legal, move_start, tree, sizes, count)
     if chooser < 0:
         chooser = 0
-    if sizes[1] + count > echild.shape[0]:
+    if sizes[1] + count > tree[9].shape[0]:
         return STOP_DONE
     mover[node] = chooser
     first[node] = sizes[1]
     for k in range(move_start[chooser], move_start[chooser + 1]):
         if legal[k]:
-            e = sizes[1]
-            echild[e] = -1
-            emove[e] = k
-            tree[11][e] = 0.0
-            tree[13][e] = 0.0
-            tree[14][e] = 0.0
-            tree[12][e, :] = 0.0
-            sizes[1] += 1
+            _new_edge(tree, sizes, k)
     nedge[node] = count
     return STOP_DONE
+
+
+@njit(cache=True, nogil=True)
+def _new_edge(tree, sizes, move):  # type: ignore[no-untyped-def]
+    e = sizes[1]
+    tree[9][e] = -1
+    tree[10][e] = move
+    tree[11][e] = 0.0
+    tree[13][e] = 0.0
+    tree[14][e] = 0.0
+    tree[12][e, :] = 0.0
+    sizes[1] += 1
+
+
+@njit(cache=True, nogil=True)
+def _expand_simultaneous(node, legal, move_start, tree, sizes, joints):  # type: ignore[no-untyped-def]
+    """The edges of a node where several roles choose (decoupled statistics).
+
+    First each choosing role's own edges (its legal moves, in role order; ``fixed``
+    holds minus their number), which gather that role's visits and rewards; then one
+    edge per joint move (move -1), in mixed radix of the roles' move positions (the
+    last choosing role's digit lowest), which only leads to the child.
+    """
+    fixed = tree[4]
+    nroles = move_start.shape[0] - 1
+    role_edges = 0
+    for r in range(nroles):
+        nl = 0
+        for k in range(move_start[r], move_start[r + 1]):
+            nl += legal[k] != 0
+        if nl > 1:
+            fixed[node, r] = -nl
+            role_edges += nl
+    if sizes[1] + role_edges + joints > tree[9].shape[0]:
+        return STOP_DONE
+    tree[3][node] = SIMULTANEOUS
+    tree[1][node] = sizes[1]
+    for r in range(nroles):
+        if fixed[node, r] < 0:
+            for k in range(move_start[r], move_start[r + 1]):
+                if legal[k]:
+                    _new_edge(tree, sizes, k)
+    for _j in range(joints):
+        _new_edge(tree, sizes, -1)
+    tree[2][node] = role_edges + joints
+    return STOP_DONE
+
+
+@njit(cache=True, nogil=True)
+def _role_edges(tree, node):  # type: ignore[no-untyped-def]
+    """How many edges of a simultaneous node are its roles' own (the joint ones follow)."""
+    fixed = tree[4]
+    total = 0
+    for r in range(fixed.shape[1]):
+        if fixed[node, r] < 0:
+            total -= fixed[node, r]
+    return total
+
+
+@njit(cache=True, nogil=True)
+def role_edge(tree, node, e, role):  # type: ignore[no-untyped-def]
+    """The edge of ``role`` that joint edge ``e`` of a simultaneous node is made of (-1:
+    the role has no choice there)."""
+    fixed = tree[4]
+    end = tree[1][node] + _role_edges(tree, node)
+    j = e - end
+    for r in range(fixed.shape[1] - 1, -1, -1):
+        n = -fixed[node, r]
+        if n <= 0:
+            continue
+        end -= n
+        if r == role:
+            return end + j % n
+        j //= n
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def select_joint(node, tree, c, rng, w):  # type: ignore[no-untyped-def]
+    """The joint edge to descend at a simultaneous node: (edge, rng).
+
+    Decoupled UCT: each choosing role picks by UCB on its own edges, blind to the
+    others' pick, and its pick counts ``w`` virtual visits there (the rewards come
+    with the backup, :func:`_credit_roles`).
+    """
+    fixed, count = tree[4], tree[11]
+    e = tree[1][node]
+    j = 0
+    log_n = math.log(max(2.0, tree[6][node]))
+    for r in range(fixed.shape[1]):
+        n = -fixed[node, r]
+        if n <= 0:
+            continue
+        best, rng = _ucb_among(tree, e, e + n, r, c, rng, log_n)
+        count[best] += w
+        j = j * n + (best - e)
+        e += n
+    return e + j, rng
+
+
+@njit(cache=True, nogil=True)
+def _ucb_among(tree, a, b, role, c, rng, log_n):  # type: ignore[no-untyped-def]
+    """UCB for ``role`` among edges ``a`` to ``b - 1``; untried edges first, at random."""
+    count, esum = tree[11], tree[12]
+    best_e = a
+    best_u = -1e300
+    for e in range(a, b):
+        n = count[e]
+        if n == 0:
+            rng, j = rand_below(rng, 1 << 20)
+            u = 1e9 + j
+        else:
+            u = esum[e, role] / n + c * math.sqrt(log_n / n)
+        if u > best_u:
+            best_u = u
+            best_e = e
+    return best_e, rng
+
+
+@njit(cache=True, nogil=True)
+def _credit_roles(tree, node, e, reward, w):  # type: ignore[no-untyped-def]
+    """Each choosing role's edge in joint edge ``e`` gets that role's reward."""
+    fixed = tree[4]
+    for r in range(fixed.shape[1]):
+        if fixed[node, r] < 0:
+            tree[12][role_edge(tree, node, e, r), r] += reward[r] * w
 
 
 @njit(cache=True, nogil=True)
@@ -186,9 +316,11 @@ def try_prove(node, tree):  # type: ignore[no-untyped-def]
         tree[8],
         tree[9],
     )
+    m = mover[node]
+    if m == SIMULTANEOUS:  # its value may need mixed strategies: left to the samples
+        return False
     a = first[node]
     b = a + nedge[node]
-    m = mover[node]
     best = -1
     every = True
     for e in range(a, b):
@@ -264,11 +396,6 @@ def select_edge(node, tree, c, rng, path_n, depth, grave):  # type: ignore[no-un
     ref = _ref_node(node, tree, path_n, depth, grave) if grave > 0 else node
     if ref != node and nedge[ref] <= 0:
         ref = node
-    best_exact = -1.0
-    for e in range(a, b):
-        ch = echild[e]
-        if ch >= 0 and proven[ch] != 0 and value[ch, m] > best_exact:
-            best_exact = value[ch, m]
     log_n = math.log(max(2.0, visits[node]))
     best_e = a
     best_u = -1e300
@@ -281,9 +408,7 @@ def select_edge(node, tree, c, rng, path_n, depth, grave):  # type: ignore[no-un
             r = e if ref == node else _edge_of(ref, emove[e], tree)
             ac = acount[r] if r >= 0 else 0.0
         if ch >= 0 and proven[ch] != 0:
-            if value[ch, m] < best_exact:
-                continue
-            u = value[ch, m]
+            u = value[ch, m]  # a worse proven child never beats the best one's exact value
         elif n == 0 and ac == 0:
             rng, j = rand_below(rng, 1 << 20)
             u = 1e9 + j  # untried and unknown: first, in random order
@@ -322,7 +447,10 @@ def _descend(tree, sizes, root, c, rng, w, path_n, path_e, reward):  # type: ign
         if nedge[node] < 0 or depth >= path_n.shape[0] or mark[node] == path:
             return rng, depth, node, PATH_LEAF
         mark[node] = path
-        e, rng = select_edge(node, tree, c, rng, path_n, depth, 0.0)
+        if tree[3][node] == SIMULTANEOUS:
+            e, rng = select_joint(node, tree, c, rng, w)
+        else:
+            e, rng = select_edge(node, tree, c, rng, path_n, depth, 0.0)
         path_n[depth] = node
         path_e[depth] = e
         depth += 1
@@ -343,6 +471,8 @@ def _backup_path(tree, path_n, path_e, depth, leaf, reward, w):  # type: ignore[
         e = path_e[d]
         for r in range(reward.shape[0]):
             esum[e, r] += reward[r] * w
+        if tree[3][path_n[d]] == SIMULTANEOUS:
+            _credit_roles(tree, path_n[d], e, reward, w)
     _prove_path(tree, path_n, depth)
 
 
@@ -469,8 +599,14 @@ def queue_joints(tree, q, nq):  # type: ignore[no-untyped-def]
     for i in range(nq):
         if qleaf[i] == -2:
             parent = qn[i, qdepth[i] - 1]
+            e = qe[i, qdepth[i] - 1]
             joint[m, :] = fixed[parent, :]
-            joint[m, mover[parent]] = emove[qe[i, qdepth[i] - 1]]
+            if mover[parent] == SIMULTANEOUS:
+                for r in range(joint.shape[1]):
+                    if fixed[parent, r] < 0:
+                        joint[m, r] = emove[role_edge(tree, parent, e, r)]
+            else:
+                joint[m, mover[parent]] = emove[e]
             rows[m] = i
             m += 1
     return m
@@ -504,7 +640,9 @@ def attach_children(tree, sizes, q, m, move_start, reward, w, all_goals):  # typ
             if ch < 0:
                 continue
             echild[e] = ch
-            code = expand_from(ch, legal[j], term[j], goal[j], move_start, tree, sizes)
+            code = expand_from(
+                ch, legal[j], term[j], goal[j], move_start, tree, sizes, MAX_JOINT_MOVES
+            )
             if code != STOP_DONE:
                 return code
             if all_goals and not term[j]:

@@ -218,7 +218,7 @@ def test_native_engines_under_scrambled_names(name: str) -> None:
     from ggpkit.games.renamed import RenamedGame
 
     scrambled = Scrambler(rules_path(name).read_text(encoding="utf-8"), seed=5).rules
-    game = recognise(load_kif(scrambled))
+    game = recognise(load_kif(scrambled), seconds=60.0)  # what, not how fast
     assert isinstance(game, RenamedGame)
     api_test(game, rounds=1)
     assert game.info.capabilities.notation is None and game.info.capabilities.solver is None
