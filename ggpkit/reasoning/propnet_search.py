@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ggpkit.reasoning import propnet_search_kernels as sk
+from ggpkit.reasoning import tree_kernels as tk
 from ggpkit.reasoning.array_tree import MAX_DEPTH, ArrayTree
 from ggpkit.reasoning.propnet import Propnet
 
@@ -98,7 +99,7 @@ class PropnetTreeSearch(ArrayTree):
         code, ran, played = sk.iterate_paths(
             self._arrays, self._work, self._val, self._val64, self._tree, self._sizes,
             self._root, n, c, max(1, per_path), np.uint64(rng.integers(0, 2**63)), max_steps,
-            self._queue(paths), self._reward, self.goal_weight,
+            self._queue(paths), self._reward, self.goal_weight, tk.MAX_JOINT_MOVES,
         )  # fmt: skip
         return int(code), int(ran), float(played)
 

@@ -38,7 +38,6 @@ from ggpkit.reasoning.propnet_kernels import (
     step64,
 )
 from ggpkit.reasoning.tree_kernels import (
-    MAX_JOINT_MOVES,
     STOP_DONE,
     STOP_GOAL,
     STOP_NO_LEGAL,
@@ -479,7 +478,7 @@ def _amaf_backup(  # type: ignore[no-untyped-def]
 @njit(cache=True, nogil=True)
 def iterate_paths(  # type: ignore[no-untyped-def]
     net, work, val, val64, tree, sizes, root, iterations, c, per_path, seed, max_steps, q,
-    reward, goal_weight,
+    reward, goal_weight, joint_limit,
 ):  # fmt: skip
     """UCT iterations in batches of paths: (stop code, iterations, playouts).
 
@@ -490,6 +489,9 @@ def iterate_paths(  # type: ignore[no-untyped-def]
     with one leaf at a time. Games of several roles only. ``q`` is the batch's scratch
     (see ``PropnetTreeSearch._queue``). ``goal_weight`` > 0: a leaf whose state gives goals is
     worth that share of them (see :func:`~ggpkit.reasoning.tree_kernels.backup_leaves`).
+    ``joint_limit``: the root may be simultaneous with that many joint moves (an
+    argument, not the other module's constant, which numba's cache of this file would
+    keep after that module changed).
     """
     rng = seed | np.uint64(1)
     w = float(per_path)
@@ -497,7 +499,7 @@ def iterate_paths(  # type: ignore[no-untyped-def]
     playouts = 0.0
     if tree[2][root] < 0 and tree[7][root] == 0:
         load(tree[0][root], net, work, val)
-        code = expand(root, net, work, val, tree, sizes, MAX_JOINT_MOVES)
+        code = expand(root, net, work, val, tree, sizes, joint_limit)
         if code != STOP_DONE:
             return code, done, playouts
     while done < iterations and tree[7][root] == 0:

@@ -47,8 +47,9 @@ GRAVE_BIAS = 1e-5
 SIMULTANEOUS = -1
 """``mover`` of a node where several roles choose (see :func:`select_joint`)."""
 
-MAX_JOINT_MOVES = 256
-"""Most joint moves a simultaneous node may have in the tree (its edges hold them all)."""
+MAX_JOINT_MOVES = 4096
+"""Most joint moves a simultaneous node may have in the tree: its edges hold them all
+(battle: about 3,000 a state; more fall back to the Python tree)."""
 
 PATH_PROVEN, PATH_LEAF, PATH_NEW = range(3)
 """How a path of a batch ends: at a proven node, at a leaf to play out from, or at an
