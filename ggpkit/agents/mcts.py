@@ -46,9 +46,11 @@ Why these choices:
   a leaf then costs a 64th of a batch instead of a scalar playout, and the tree
   grows 10-30x faster than one leaf at a time. With ``paths=1`` (or MAST, or GRAVE)
   a ``leaf`` of 8 or more becomes a full 64-lane batch at one leaf (it costs the
-  same). A
-  state it cannot search (two roles choosing at once) sends the game back to the
-  Python tree for the rest of the match. ``compiled=0`` keeps the Python tree.
+  same). Where several roles choose at once, the compiled tree's paths search with
+  decoupled UCB (each role its own statistics, blind to the others' pick; the
+  Python tree uses Exp3 there). A state it cannot search (several roles choosing
+  with one path, MAST or GRAVE, or more than 4,096 joint moves) sends the game back
+  to the Python tree for the rest of the match. ``compiled=0`` keeps the Python tree.
   ``mast=1`` makes its playouts choose moves by MAST (epsilon-greedy on each move's
   mean reward in earlier playouts of the match, one playout per leaf); off by
   default until an arena shows it helps (see DEVELOPERS.md).
