@@ -119,18 +119,26 @@ def score(record: Path, seat: int, tally: Tally) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", default=",".join(SEEDS + OTHERS))
+    parser.add_argument(
+        "--games",
+        default=",".join(SEEDS + OTHERS),
+        help="comma-separated corpus game names (default: the seeds and ten others)",
+    )
     parser.add_argument("--rounds", type=int, default=1, help="matches per role order")
-    parser.add_argument("--startclock", type=int, default=10)
-    parser.add_argument("--playclock", type=int, default=2)
-    parser.add_argument("--agent", default="mcts")
-    parser.add_argument("--opponent", default="SampleMonteCarloGamer")
+    parser.add_argument("--startclock", type=int, default=10, help="seconds (default 10)")
+    parser.add_argument("--playclock", type=int, default=2, help="seconds (default 2)")
+    parser.add_argument("--agent", default="mcts", help="ggpkit's agent spec (default mcts)")
+    parser.add_argument(
+        "--opponent",
+        default="SampleMonteCarloGamer",
+        help="a ggp-base player class, or a name for --opponent-cmd's player",
+    )
     parser.add_argument(
         "--opponent-cmd",
         help="run this player instead of a ggp-base one, {port} replaced by its port (e.g. "
         "another install of ggpkit: '/old/venv/bin/python -m ggpkit player --port {port}')",
     )
-    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--json", action="store_true", help="print JSON, not a table")
     parser.add_argument("--ports", default="9391,9392", help="ggpkit's port, then ggp-base's")
     parser.add_argument("--out", type=Path, help="keep the match records here (default: none)")
     args = parser.parse_args()
