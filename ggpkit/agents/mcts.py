@@ -464,6 +464,8 @@ class MCTSAgent(Agent):
         legal = game.legal_moves(state, role)
         if len(legal) == 1 or report.mover != role or not report.moves:
             return legal[0]
+        if set(report.moves) != set(legal):  # never play from another position's statistics
+            raise GameError(f"{game.name}: the compiled tree's root is not the state searched")
         if len(game.roles) == 1:
             self._keep_line(game, state, report)
             line_move = self._line_move(state)

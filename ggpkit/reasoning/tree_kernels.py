@@ -485,6 +485,9 @@ def compact(tree, sizes, root, newid, order):  # type: ignore[no-untyped-def]
     dropping them lets the tree reuse what it knows of the new root and still grow.
     Nodes keep their relative order, and so do the edge blocks, so every copy moves
     an entry down onto a slot already vacated: no second set of arrays is needed.
+    A transposition can put a node older than ``root`` in its subtree; ``root`` is then
+    swapped into slot 0 at the end (before stop 27 it was not, and the search went on
+    from that older node: moves of another position).
     ``newid`` and ``order`` are scratch of the node capacity.
     """
     nedge, first, echild = tree[2], tree[1], tree[9]
@@ -510,6 +513,11 @@ def compact(tree, sizes, root, newid, order):  # type: ignore[no-untyped-def]
             kept += 1
     for k in range(kept):
         _move_node(tree, order[k], k)
+    q = newid[root]
+    if q != 0:  # a transposition put an older node in the subtree: the root goes first
+        _swap_nodes(tree, 0, q)
+        newid[order[0]] = q
+        newid[root] = 0
     sizes[1] = _compact_edges(tree, kept, newid, order)
     sizes[0] = kept
     tree[15][:] = -1
@@ -532,6 +540,38 @@ def _move_node(tree, i, k):  # type: ignore[no-untyped-def]
     tree[4][k, :] = tree[4][i, :]
     tree[8][k, :] = tree[8][i, :]
     tree[18][k, :] = tree[18][i, :]
+
+
+@njit(cache=True, nogil=True)
+def _swap_nodes(tree, i, k):  # type: ignore[no-untyped-def]
+    """Exchange everything stored of nodes ``i`` and ``k`` (their edges stay put)."""
+    _swap_items(tree[1], i, k)
+    _swap_items(tree[2], i, k)
+    _swap_items(tree[3], i, k)
+    _swap_items(tree[5], i, k)
+    _swap_items(tree[6], i, k)
+    _swap_items(tree[7], i, k)
+    _swap_items(tree[16], i, k)
+    _swap_items(tree[17], i, k)
+    _swap_rows(tree[0], i, k)
+    _swap_rows(tree[4], i, k)
+    _swap_rows(tree[8], i, k)
+    _swap_rows(tree[18], i, k)
+
+
+@njit(cache=True, nogil=True)
+def _swap_items(a, i, k):  # type: ignore[no-untyped-def]
+    held = a[i]
+    a[i] = a[k]
+    a[k] = held
+
+
+@njit(cache=True, nogil=True)
+def _swap_rows(a, i, k):  # type: ignore[no-untyped-def]
+    for j in range(a.shape[1]):
+        held = a[i, j]
+        a[i, j] = a[k, j]
+        a[k, j] = held
 
 
 @njit(cache=True, nogil=True)

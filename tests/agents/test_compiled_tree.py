@@ -6,6 +6,7 @@ twins are always here.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Any
 
@@ -154,6 +155,29 @@ def test_compiled_0_keeps_the_python_tree() -> None:
     assert agent._report is None and agent._root is not None
 
 
+def test_statistics_of_another_position_send_the_agent_to_the_python_tree() -> None:
+    """A compiled report whose moves are not the legal ones (as a mis-compacted tree gave
+    before stop 27) is never played from: the agent searches in Python instead."""
+    game = public("ticTacToe")
+    state = game.play(game.initial_state(), "(mark 2 2)")  # o to play
+    elsewhere = game.initial_state()  # x to play: other moves
+
+    class WrongRoot:
+        def __init__(self, inner: TreeSearch) -> None:
+            self.inner = inner
+
+        def search(self, _state: Any, *args: Any, **kwargs: Any) -> Any:
+            report = self.inner.search(elsewhere, *args, **kwargs)
+            return dataclasses.replace(report, mover="oplayer")
+
+    agent = MCTSAgent(seed=1)
+    agent.start(game, "oplayer")
+    agent._tree = WrongRoot(tree_of(game))
+    move = agent.select(game, state, "oplayer", Limit(playouts=500))
+    assert move in game.legal_moves(state, "oplayer")
+    assert agent._tree is None and agent._root is not None
+
+
 def test_mast_credits_the_moves_of_its_playouts_with_their_rewards() -> None:
     game = public("connectFour")
     tree = tree_of(game)
@@ -288,6 +312,58 @@ def test_compaction_keeps_the_new_roots_subtree_exactly() -> None:
     assert sizes[0] == _count(before) and sizes[0] < 3000
     first, nedge = arrays[1][: sizes[0]], arrays[2][: sizes[0]]
     assert (first + np.maximum(nedge, 0)).max() == sizes[1], "the edges are packed"
+
+
+def _reachable(arrays: Any, root: int) -> dict[bytes, tuple[Any, ...]]:
+    """Each node reachable from ``root``, by its state: its data and edges, with children
+    named by their states (so two stores of one graph compare equal)."""
+    seen: dict[bytes, tuple[Any, ...]] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        key = bytes(arrays[0][node])
+        if key in seen:
+            continue
+        first, n = int(arrays[1][node]), max(0, int(arrays[2][node]))
+        children = [int(arrays[9][e]) for e in range(first, first + n)]
+        edges = tuple(
+            (int(arrays[10][e]), float(arrays[11][e]), tuple(arrays[12][e]),
+             None if ch < 0 else bytes(arrays[0][ch]))
+            for e, ch in zip(range(first, first + n), children, strict=True)
+        )  # fmt: skip
+        seen[key] = (float(arrays[6][node]), int(arrays[7][node]), int(arrays[3][node]), edges)
+        stack.extend(ch for ch in children if ch >= 0)
+    return seen
+
+
+def test_compaction_puts_the_new_root_first_when_its_subtree_holds_older_nodes() -> None:
+    """A transposition can make a node older than the new root part of its subtree; the
+    root must still end up in slot 0, where the search goes on from."""
+    from ggpkit.reasoning import tree_kernels as tk
+
+    game = public("connectFour")
+    search = tree_of(game).tree  # type: ignore[attr-defined]
+    search.search(game.reasoner.bits(game.initial_state()), None, 20_000, 0.4, 1, 4, paths=64)
+    arrays, sizes = search._tree, search._sizes
+
+    def children(node: int) -> list[int]:
+        first, n = int(arrays[1][node]), max(0, int(arrays[2][node]))
+        return [int(arrays[9][e]) for e in range(first, first + n) if arrays[9][e] >= 0]
+
+    def holds_older(node: int) -> bool:
+        reach = _reachable(arrays, node)
+        index = {bytes(arrays[0][k]): k for k in range(int(sizes[0]))}
+        return min(index[key] for key in reach) < node
+
+    level = [0]
+    for _ in range(4):  # four plies down: the tree grew there long after its start
+        level = [ch for node in level for ch in children(node)]
+    root = next(node for node in level if len(children(node)) > 2 and holds_older(node))
+    before, root_state = _reachable(arrays, root), bytes(arrays[0][root])
+    tk.compact(arrays, sizes, root, search._newid, search._order)
+    assert bytes(arrays[0][0]) == root_state
+    assert _reachable(arrays, 0) == before
+    assert sizes[0] == len(before)
 
 
 def test_a_full_tree_keeps_the_new_roots_subtree_instead_of_starting_again() -> None:
