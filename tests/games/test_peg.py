@@ -444,3 +444,22 @@ def test_goal_edge_cases_equal_gdl(source: str) -> None:
         if not GAME.is_terminal(ns):
             move = GAME.legal_moves(ns, "jumper")[0]
             _same_position(gdl, gdl.next_state(gs, [move]), GAME.play(ns, move))
+
+
+def test_the_hint_answers_a_perfect_line_from_what_the_start_solved() -> None:
+    """After solving the start, each move of the line it found is answered mostly from the
+    memo: a few positions it lost are searched again, never the millions that proving
+    every other move's value takes (3 s after two moves, more than a play clock)."""
+    from ggpkit.games.peg.extras import PegExactSolver
+
+    game = load("peg")
+    hint = PegExactSolver()
+    state = game.initial_state()
+    assert hint.solve(game, state, "jumper").goals == {"jumper": 100}
+    while not game.is_terminal(state):
+        before = int(hint.solver._stats[0])
+        answer = hint.solve(game, state, "jumper")
+        assert int(hint.solver._stats[0]) - before <= 10_000, "other moves were solved too"
+        assert answer.goals == {"jumper": 100} and answer.move is not None
+        state = game.next_state(state, [answer.move])
+    assert game.goals(state) == {"jumper": 100}
