@@ -122,15 +122,19 @@ class RenamedGame(Game[Hashable]):
 
     def _line_to(self, state: Hashable) -> list[tuple[Hashable, Transition | None]]:
         """``state`` and the kept states before it, back to the first whose facts all have
-        names (exclusive), oldest first, each with how it was reached (None: not kept)."""
+        names (exclusive), oldest first, each with how it was reached (None: not kept).
+        A line that comes back to a state it passed (a game with cycles) stops there."""
         line: list[tuple[Hashable, Transition | None]] = []
-        while True:
+        passed: set[Hashable] = set()
+        while state not in passed:
+            passed.add(state)
             with self._came_from_lock:
                 came_from = self._came_from.get(state)
             line.append((state, came_from))
             if came_from is None or self._all_named(came_from[0]):
-                return line[::-1]
+                break
             state = came_from[0]
+        return line[::-1]
 
     def _all_named(self, state: Hashable) -> bool:
         symbols = symbols_of({("fact", (f,)) for f in self.inner.facts(state)})

@@ -10,6 +10,7 @@ must not be recognised.
 from __future__ import annotations
 
 import random
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ import pytest
 from ggpkit.games.api import Game
 from ggpkit.games.recognition import learner, recognise
 from ggpkit.games.registry import load, load_kif, rules_path
-from ggpkit.games.renamed import RenamedGame
+from ggpkit.games.renamed import RenamedGame, UnknownNameError
 from ggpkit.match.protocol import strip_comments
 from ggpkit.match.scramble import Scrambler
 
@@ -253,3 +254,31 @@ def test_the_native_tree_searches_a_scrambled_file_in_its_names(public: str) -> 
                     assert gdl.goals(after)[report.mover] == 100
                     wins_checked += 1
     assert public != "breakthroughSmallHoles" or wins_checked > 0
+
+
+def test_learning_stops_on_a_cycle_of_unnamed_states() -> None:
+    """Two states that were each reached from the other, neither fully named: learning
+    walks back along the kept steps and must stop where the line comes back."""
+    rules = Scrambler(public_text("checkersBarrelNoKings"), seed=1).rules
+    gdl = load_kif(rules)
+    found = recognise(gdl, seconds=PATIENCE, seed=1)
+    assert isinstance(found, RenamedGame)
+    roles_only = {r: found.forward[r] for r in found.inner.roles}
+    game = RenamedGame(found.inner, roles_only, roles=gdl.roles, learn=lambda *_: None)
+    a = game.initial_state()
+    b = found.inner.next_state(a, [found.inner.legal_moves(a, r)[0] for r in found.inner.roles])
+    game._remember(a, (b, ()))
+    game._remember(b, (a, ()))
+    raised: list[BaseException] = []
+
+    def show() -> None:
+        try:
+            game.facts(b)
+        except UnknownNameError as e:
+            raised.append(e)
+
+    worker = threading.Thread(target=show, daemon=True)
+    worker.start()
+    worker.join(30)
+    assert not worker.is_alive(), "learning went round the cycle forever"
+    assert raised, "no name could be learnt, so the facts cannot be shown"
