@@ -4,7 +4,8 @@ Starts ggp-base's ``PlayerRunner`` (default SampleMonteCarloGamer) and ``ggpkit 
 on two local ports, then for every game and both orders of the two roles has
 ggp-base's ``LocalMatchRunner`` run a match over the GGP protocol. Prints, per game,
 ggpkit's points (the mean goal), wins, draws, losses and the errors ggp-base's
-manager recorded for ggpkit's player (timeouts, illegal moves), and the totals.
+manager recorded for ggpkit's player (timeouts, illegal moves) and for its opponent
+("theirs": an opponent's errors make ggpkit's wins worth less), and the totals.
 
 Needs ``java`` and ``../shared/ggp-base`` (a build of ggp-base; never shipped).
 
@@ -45,6 +46,7 @@ class Tally:
     draws: int = 0
     losses: int = 0
     errors: int = 0
+    their_errors: int = 0
 
 
 def wait_for_port(port: int, seconds: float) -> None:
@@ -115,6 +117,7 @@ def score(record: Path, seat: int, tally: Tally) -> None:
     tally.losses += mine < theirs
     for step in data.get("errors", []):
         tally.errors += bool(step[seat])
+        tally.their_errors += bool(step[1 - seat])
 
 
 def main() -> None:
@@ -138,6 +141,13 @@ def main() -> None:
         help="run this player instead of a ggp-base one, {port} replaced by its port (e.g. "
         "another install of ggpkit: '/old/venv/bin/python -m ggpkit player --port {port}')",
     )
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=0.0,
+        help="seconds to wait before each match, for an opponent that restarts after every "
+        "match (Sancho's PlayerRunner quits on STOP): its old process may still hold the port",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON, not a table")
     parser.add_argument("--ports", default="9391,9392", help="ggpkit's port, then ggp-base's")
     parser.add_argument("--out", type=Path, help="keep the match records here (default: none)")
@@ -157,6 +167,9 @@ def main() -> None:
                     for seat in (0, 1):
                         seats = [(theirs, args.opponent)] * 2
                         seats[seat] = (ours, "ggpkit")
+                        time.sleep(args.settle)
+                        wait_for_port(theirs, 60)
+                        wait_for_port(ours, 60)
                         record = play(game, out, (args.startclock, args.playclock), seats)
                         score(record, seat, tally)
                         line = f"{game} ggpkit as role {seat}: {tally.points[-1:]} ({record.name})"
@@ -171,18 +184,23 @@ def report(results: dict[str, Tally], as_json: bool) -> None:
     if as_json:
         print(json.dumps({g: t.__dict__ for g, t in results.items()}, indent=2))
         return
-    print(f"{'game':24s} {'points':>7s} {'W':>3s} {'D':>3s} {'L':>3s} {'errors':>6s}")
+    head = f"{'game':24s} {'points':>7s} {'W':>3s} {'D':>3s} {'L':>3s}"
+    print(f"{head} {'errors':>6s} {'theirs':>6s}")
     total = Tally()
     for game, t in results.items():
         mean = sum(t.points) / max(1, len(t.points))
-        print(f"{game:24s} {mean:7.1f} {t.wins:3d} {t.draws:3d} {t.losses:3d} {t.errors:6d}")
+        print(
+            f"{game:24s} {mean:7.1f} {t.wins:3d} {t.draws:3d} {t.losses:3d} {t.errors:6d} "
+            f"{t.their_errors:6d}"
+        )
         total.points += t.points
         total.wins, total.draws = total.wins + t.wins, total.draws + t.draws
         total.losses, total.errors = total.losses + t.losses, total.errors + t.errors
+        total.their_errors += t.their_errors
     n = max(1, len(total.points))
     print(
         f"{'all':24s} {sum(total.points) / n:7.1f} {total.wins:3d} {total.draws:3d} "
-        f"{total.losses:3d} {total.errors:6d}   wins {total.wins / n:.0%}"
+        f"{total.losses:3d} {total.errors:6d} {total.their_errors:6d}   wins {total.wins / n:.0%}"
     )
 
 

@@ -76,6 +76,8 @@ from typing import Any
 
 from ggpkit.agents.base import Agent, Limit, Thoughts
 from ggpkit.agents.goal_heuristic import goal_heuristic_weight
+from ggpkit.agents.material_heuristic import MATERIAL_WEIGHT, material_sets
+from ggpkit.agents.probe import probe_matches
 from ggpkit.agents.root_parallel import SearchWorkers, merged_choice
 from ggpkit.games.api import Game, GameError
 from ggpkit.games.capabilities import Solver, TreeReport, TreeSearch
@@ -204,6 +206,7 @@ class MCTSAgent(Agent):
         grave: int = 0,
         paths: int = 64,
         goals: float | None = None,
+        material: float | None = None,
     ) -> None:
         self.limit = limit or Limit()
         self.c = c
@@ -234,7 +237,13 @@ class MCTSAgent(Agent):
         self.goals_option = None if goals is None else min(1.0, max(0.0, goals))
         """The goal heuristic's weight as given (None: decided per game at the start)."""
         self.goals = self.goals_option or 0.0
-        """Share of a new leaf's value the goals of its state give in this match."""
+        """Share of a new leaf's value its heuristic goals give in this match (the goals
+        of its state, or with :attr:`pieces` the roles' shares of the pieces)."""
+        self.material_option = None if material is None else min(1.0, max(0.0, material))
+        """The material heuristic's weight as given (None: decided per game at the start,
+        where the goal heuristic is off)."""
+        self.pieces: tuple[frozenset[Term], ...] = ()
+        """Each role's pieces in this match, where the material heuristic is used."""
         self._tree: TreeSearch | None = None
         """The game's compiled tree, where it has one (and ``compiled`` allows it)."""
         self._report: TreeReport | None = None
@@ -254,12 +263,13 @@ class MCTSAgent(Agent):
         The first call of a compiled kernel loads (or compiles) it, which can take
         most of a second: better here, before the clock runs, than in the first move.
         Then one batch of 64 playouts is timed (see :data:`SLOW_BATCH_SHARE`). Unless
-        given, the goal heuristic's weight is decided here, by random matches
-        (:mod:`~ggpkit.agents.goal_heuristic`; seeded, so root-parallel workers agree).
+        given, the heuristics are decided here, by random matches (the goal heuristic,
+        else the material heuristic: :mod:`~ggpkit.agents.goal_heuristic`,
+        :mod:`~ggpkit.agents.material_heuristic`; seeded, so root-parallel workers agree).
         """
         self._reset(game)
-        if self.goals_option is None and self._tree is not None and len(game.roles) > 1:
-            self.goals = goal_heuristic_weight(game, random.Random(GOAL_PROBE_SEED))
+        if self._tree is not None and len(game.roles) > 1:
+            self._decide_heuristics(game)
         if self._compiled:
             game.playout_stats(game.initial_state(), 1, 0)
             began = time.perf_counter()
@@ -269,6 +279,19 @@ class MCTSAgent(Agent):
             self._hint.solve(game, game.initial_state(), role)
         if self._workers is not None:
             self._workers.start(game, role)
+
+    def _decide_heuristics(self, game: Game[Any]) -> None:
+        """The goal heuristic's weight, else the material heuristic's pieces and weight."""
+        wants_material = self.material_option != 0.0
+        if self.goals_option is not None and (self.goals_option > 0 or not wants_material):
+            return
+        matches = probe_matches(game, random.Random(GOAL_PROBE_SEED))
+        if self.goals_option is None:
+            self.goals = goal_heuristic_weight(game, matches)
+        if self.goals == 0.0 and wants_material and matches is not None:
+            self.pieces = material_sets(game, matches) or ()
+            if self.pieces:
+                self.goals = self.material_option or MATERIAL_WEIGHT
 
     def stop(self) -> None:
         """Drop the tree, and end the worker searches."""
@@ -282,7 +305,7 @@ class MCTSAgent(Agent):
         return MCTSAgent(
             self.limit, self.c, seed, self.max_nodes, self.leaf,
             compiled=int(self.use_tree), mast=int(self.mast), grave=self.grave, paths=self.paths,
-            goals=self.goals_option,
+            goals=self.goals_option, material=self.material_option,
         )  # fmt: skip
 
     def root_visits(self, role: str) -> dict[Term, int]:
@@ -336,6 +359,7 @@ class MCTSAgent(Agent):
         self._forget()
         self._game = game
         self.goals = self.goals_option or 0.0
+        self.pieces = ()
         caps = game.info.capabilities
         self._compiled = caps.compiled_playouts and len(game.roles) > 1
         self._batch_seconds = 0.0
@@ -457,6 +481,7 @@ class MCTSAgent(Agent):
             paths=self.paths,
             goals=self.goals,
             role=role,
+            material=self.pieces,
         )
         self._report = report
         self.last_iterations = report.iterations

@@ -99,6 +99,7 @@ AGENTS: dict[str, _Kind] = {
             "paths": _positive_int,
             "nodes": _positive_int,
             "goals": _share,
+            "material": _share,
         },
         "UCT Monte Carlo tree search (time s, playouts per move, exploration c: 0.4 "
         "where paths share a batch, else 1.4, "
@@ -112,7 +113,10 @@ AGENTS: dict[str, _Kind] = {
         "200,000 in Python), goals=W: in the compiled tree over paths, a new leaf whose "
         "state gives every role a goal is worth that share (0..1) of those goals, the rest "
         "of its playouts (default: 0.6 where random matches show that mid-game goals "
-        "foretell the result, else 0))",
+        "foretell the result, else 0), material=W: where the goal heuristic is off, a new "
+        "leaf is worth that share of the roles' shares of their pieces, found by random "
+        "matches (default: 0.5 where piece counts foretell each role's result, else 0; "
+        "0: off))",
     ),
     "alphabeta": _Kind(
         "ggpkit.agents.alphabeta:AlphaBetaAgent",

@@ -139,6 +139,7 @@ class TreeSearch(Protocol):
         paths: int = 1,
         goals: float = 0.0,
         role: str | None = None,
+        material: tuple[frozenset[Term], ...] = (),
     ) -> TreeReport:
         """Search ``state`` within the limits (UCB constant ``c``, ``leaf`` playouts per leaf;
         ``mast``: playouts choose moves by MAST, one playout per leaf; ``grave`` > 0:
@@ -146,7 +147,10 @@ class TreeSearch(Protocol):
         descend, with virtual losses, before their leaves are played out together;
         ``goals`` > 0, with paths: a leaf is worth that share of the goals its state
         gives, where it gives every role one, the rest of its playouts; trees that do not
-        know goals outside terminal states ignore it). Where several roles choose in
+        know goals outside terminal states ignore it; ``material``, one set of facts per
+        role in the game's role order: the goals a leaf is worth are then each role's
+        share of all roles' pieces, the facts of its set that hold; trees that cannot
+        count facts ignore it). Where several roles choose in
         ``state``, the report is ``role``'s (decoupled statistics: each role its own).
 
         Raises :class:`~ggpkit.games.api.GameError` where it cannot search the game (two

@@ -12,8 +12,12 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import numpy as np
+import numpy.typing as npt
+
 from ggpkit.games.api import GameError
 from ggpkit.games.capabilities import TreeReport
+from ggpkit.gdl.terms import Term
 from ggpkit.reasoning.base import ReasonerError
 from ggpkit.reasoning.propnet_search import PropnetTreeSearch
 
@@ -28,6 +32,7 @@ class PropnetTree:
         self.name = name
         self.reasoner = reasoner
         self.tree = PropnetTreeSearch(reasoner.net, max_nodes)
+        self._material: tuple[tuple[frozenset[Term], ...], npt.NDArray[np.uint8]] | None = None
 
     def search(
         self,
@@ -42,6 +47,7 @@ class PropnetTree:
         paths: int = 1,
         goals: float = 0.0,
         role: str | None = None,
+        material: tuple[frozenset[Term], ...] = (),
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch`."""
         if not isinstance(state, bytes):
@@ -53,7 +59,7 @@ class PropnetTree:
         try:
             found = self.tree.search(
                 bits, seconds, iterations, c, leaf, seed, mast=mast, grave=grave, paths=paths,
-                goals=goals, role=index,
+                goals=goals, role=index, material=self._masks(material),
             )  # fmt: skip
         except ReasonerError as e:
             raise GameError(f"{self.name}: {e}") from None
@@ -69,6 +75,15 @@ class PropnetTree:
             best_line=tuple(net.moves[0][i] for i in found.best_line),
             best_value=found.best_value,
         )
+
+    def _masks(self, material: tuple[frozenset[Term], ...]) -> npt.NDArray[np.uint8]:
+        """Per role, its pieces as flags over the network's state bits (kept per match)."""
+        if self._material is None or self._material[0] != material:
+            base = self.reasoner.net.base
+            rows = [[1 if fact in pieces else 0 for fact in base] for pieces in material]
+            masks = np.array(rows, dtype=np.uint8).reshape(len(material), len(base))
+            self._material = (material, masks)
+        return self._material[1]
 
 
 @dataclass(frozen=True, slots=True)

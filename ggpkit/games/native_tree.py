@@ -26,7 +26,7 @@ import numpy.typing as npt
 
 from ggpkit.games.api import GameError
 from ggpkit.games.capabilities import TreeReport
-from ggpkit.gdl.terms import Term
+from ggpkit.gdl.terms import Func, Term
 from ggpkit.reasoning import tree_kernels as tk
 from ggpkit.reasoning.array_tree import ArrayTree
 from ggpkit.reasoning.base import ReasonerError
@@ -60,6 +60,32 @@ class NativeTreeKernels:
     children: Any = field(compare=False)
     playouts: Any = field(compare=False)
     variant: bool = False
+    fact_bit: Callable[[Term], tuple[int, int] | None] | None = field(default=None, compare=False)
+    """A fact -> its (word, bit) in the rows, or None where no one bit holds it; without
+    it the tree cannot count pieces (the material heuristic)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BoardBits:
+    """A ``fact_bit`` for boards kept as one bit per square: the fact
+    ``(relation x y piece)`` is bit ``(y - 1) * width + x - 1`` of the piece's row word."""
+
+    relation: str
+    words: tuple[tuple[str, int], ...]
+    """(piece, its row word) pairs."""
+    width: int
+    height: int
+
+    def __call__(self, fact: Term) -> tuple[int, int] | None:
+        if not isinstance(fact, Func) or fact.name != self.relation or len(fact.args) != 3:
+            return None
+        x, y, piece = (str(a) for a in fact.args)
+        word = dict(self.words).get(piece)
+        if word is None or not (x.isdigit() and y.isdigit()):
+            return None
+        if not (1 <= int(x) <= self.width and 1 <= int(y) <= self.height):
+            return None
+        return word, (int(y) - 1) * self.width + int(x) - 1
 
 
 class NativeTree(ArrayTree):
@@ -127,6 +153,9 @@ class NativeTree(ArrayTree):
         if m == 0:
             return tk.STOP_DONE
         self.kernels.children(q[4], q[10][:m], q[6], q[7], q[8], q[9], self.kernels.variant)
+        by_pieces = self._by_pieces()
+        if by_pieces:
+            tk.material_goals(q, m, self.material, self.material_base)
         return int(
             tk.attach_children(
                 self._tree,
@@ -136,9 +165,15 @@ class NativeTree(ArrayTree):
                 self.move_start,
                 self._reward,
                 float(per_path),
-                False,
+                by_pieces,
             )
         )
+
+    def _by_pieces(self) -> bool:
+        """Whether leaves are valued partly by the roles' shares of the pieces (the
+        kernels give goals only in terminal states: the material heuristic is the only
+        one here)."""
+        return self.goal_weight > 0.0 and self.material.shape[0] > 0
 
     def _play_out(
         self, q: tuple[npt.NDArray[Any], ...], nq: int, per_path: int, seed: int
@@ -148,7 +183,8 @@ class NativeTree(ArrayTree):
             return 0.0
         q[5][:m] = 0
         self.kernels.playouts(q[4][:m], per_path, seed, q[5], self.kernels.variant)
-        tk.backup_leaves(self._tree, q, m, per_path, self._reward, 0.0)
+        weight = self.goal_weight if self._by_pieces() else 0.0
+        tk.backup_leaves(self._tree, q, m, per_path, self._reward, weight)
         return float(m * per_path)
 
 
@@ -176,14 +212,17 @@ class NativeTreeSearch:
         paths: int = 1,
         goals: float = 0.0,
         role: str | None = None,
+        material: tuple[frozenset[Term], ...] = (),
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch` (the kernels give goals only
-        in terminal states, so ``goals`` changes nothing here)."""
+        in terminal states: ``goals`` weighs the material heuristic, where the kernels can
+        count pieces, and changes nothing otherwise)."""
         row = self._row(state)
         try:
             found = self.tree.search(
                 row, seconds, iterations, c, leaf, seed, mast=mast, grave=grave, paths=paths,
                 goals=goals, role=-1 if role is None else self.roles.index(role),
+                material=self._masks(material),
             )  # fmt: skip
         except ReasonerError as e:
             raise GameError(f"{self.name}: {e}") from None
@@ -202,6 +241,20 @@ class NativeTreeSearch:
             best_line=(),
             best_value=found.best_value,
         )
+
+    def _masks(self, material: tuple[frozenset[Term], ...]) -> npt.NDArray[np.uint64]:
+        """Per role, its pieces as bits of the rows (no rows where the kernels cannot
+        place a fact, or none is given)."""
+        fact_bit = self.kernels.fact_bit
+        if fact_bit is None:
+            return np.zeros((0, self.kernels.words), np.uint64)
+        masks = np.zeros((len(material), self.kernels.words), np.uint64)
+        for r, pieces in enumerate(material):
+            for fact in pieces:
+                place = fact_bit(fact)
+                if place is not None:
+                    masks[r, place[0]] |= np.uint64(1) << np.uint64(place[1])
+        return masks
 
     def _row(self, state: Hashable) -> npt.NDArray[np.uint64]:
         """The state's row; a GameError for anything that is not a state of this game (the

@@ -261,13 +261,19 @@ class _RenamedTree:
         paths: int = 1,
         goals: float = 0.0,
         role: str | None = None,
+        material: tuple[frozenset[Term], ...] = (),
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch`, in the renamed game's names."""
-        inner_role = None if role is None else self.game.backward.get(role, role)
-        own = self.tree.search(
-            state, seconds, iterations, c, leaf, seed, mast, grave, paths, goals, inner_role
-        )
         g = self.game
+        inner_role = None if role is None else g.backward.get(role, role)
+        own_material: tuple[frozenset[Term], ...] = ()
+        if material:  # in the inner game's role order and names
+            by_inner = sorted(zip(g._order, material, strict=True))
+            own_material = tuple(frozenset(map(g._own, facts)) for _, facts in by_inner)
+        own = self.tree.search(
+            state, seconds, iterations, c, leaf, seed, mast, grave, paths, goals, inner_role,
+            own_material,
+        )  # fmt: skip
         moves = g._named(state, lambda: tuple(g._seen(m) for m in own.moves))
         line = g._named(state, lambda: tuple(g._seen(m) for m in own.best_line))
         seen = g.forward

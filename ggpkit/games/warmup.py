@@ -58,5 +58,11 @@ def warm_up_kernels(progress: Callable[[str], None] = lambda name: None) -> list
                 for leaf, paths in ((1, 1), (64, 1), (1, 8)):  # each way to evaluate leaves
                     tree = caps.tree_search(1000)
                     tree.search(game.initial_state(), None, 20, 1.4, leaf, 0, paths=paths)
+                facts = game.facts(game.initial_state())  # and the material heuristic
+                tree = caps.tree_search(1000)
+                tree.search(
+                    game.initial_state(), None, 20, 1.4, 1, 0, paths=8, goals=0.5,
+                    material=tuple(facts for _ in game.roles),
+                )  # fmt: skip
             done.append(f"{name} ({engine})")
     return done

@@ -108,6 +108,11 @@ class ArrayTree:
         self._paths: tuple[npt.NDArray[np.generic], ...] | None = None
         self.goal_weight = 0.0
         """The goal heuristic's share of a leaf's value in the current search."""
+        self.material = np.zeros((0, row_width), dtype=row_dtype)
+        """Per role, the row items (bits) that are its pieces: where given, a leaf's
+        heuristic goals are the roles' shares of the pieces, not its state's goals."""
+        self.material_base = np.zeros(0, dtype=np.float64)
+        """Each role's pieces at the root of the current search."""
 
     def search(
         self,
@@ -123,6 +128,7 @@ class ArrayTree:
         paths: int = 1,
         goals: float = 0.0,
         role: int = -1,
+        material: npt.NDArray[np.generic] | None = None,
     ) -> RootReport:
         """Search from the state row ``bits`` within the limits.
 
@@ -132,14 +138,15 @@ class ArrayTree:
         ``paths`` > 1 (games of several roles, without MAST or GRAVE): that many paths
         descend before their leaves are played out together, ``leaf`` playouts each.
         ``goals`` > 0 (with paths): a leaf whose state gives every role a goal is worth
-        that share of those goals, the rest of its playouts (the goal heuristic).
-        Where several roles choose at once, batched paths search with decoupled
-        statistics (each role its own edges; at most ``MAX_JOINT_MOVES`` joint moves a
-        state) and the report at such a root is ``role``'s (the first choosing role's
-        when -1). At least one limit must be given. Raises
-        :class:`SimultaneousMovesError` when a state with two choosing roles is met
-        without batched paths (MAST, GRAVE, one path) or with too many joint moves,
-        ReasonerError on broken rules.
+        that share of those goals, the rest of its playouts (the goal heuristic);
+        ``material`` (one mask row per role, see :attr:`material`) puts each role's
+        share of the pieces in place of the state's goals. Where several roles choose
+        at once, batched paths search with decoupled statistics (each role its own
+        edges; at most ``MAX_JOINT_MOVES`` joint moves a state) and the report at such
+        a root is ``role``'s (the first choosing role's when -1). At least one limit
+        must be given. Raises :class:`SimultaneousMovesError` when a state with two
+        choosing roles is met without batched paths (MAST, GRAVE, one path) or with
+        too many joint moves, ReasonerError on broken rules.
         """
         if seconds is None and iterations is None:
             raise ValueError("give a time or an iteration limit")
@@ -147,6 +154,9 @@ class ArrayTree:
         deadline = np.inf if seconds is None else started + seconds
         self._set_root(bits)
         self.goal_weight = goals
+        if material is not None:
+            self.material = material.astype(self._tree[0].dtype)
+        self.material_base = tk.material_counts(bits, self.material)
         budget = np.inf if iterations is None else iterations
         rng = np.random.default_rng(seed)
         done = 0

@@ -99,7 +99,8 @@ class PropnetTreeSearch(ArrayTree):
         code, ran, played = sk.iterate_paths(
             self._arrays, self._work, self._val, self._val64, self._tree, self._sizes,
             self._root, n, c, max(1, per_path), np.uint64(rng.integers(0, 2**63)), max_steps,
-            self._queue(paths), self._reward, self.goal_weight, tk.MAX_JOINT_MOVES,
+            self._queue(paths), self._reward, self.goal_weight, tk.MAX_JOINT_MOVES, self.material,
+            self.material_base,
         )  # fmt: skip
         return int(code), int(ran), float(played)
 

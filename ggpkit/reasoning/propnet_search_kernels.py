@@ -49,6 +49,7 @@ from ggpkit.reasoning.tree_kernels import (
     descend_batch,
     expand_from,
     gather_leaves,
+    material_goals,
     new_node,
     queue_joints,
     select_edge,
@@ -478,7 +479,7 @@ def _amaf_backup(  # type: ignore[no-untyped-def]
 @njit(cache=True, nogil=True)
 def iterate_paths(  # type: ignore[no-untyped-def]
     net, work, val, val64, tree, sizes, root, iterations, c, per_path, seed, max_steps, q,
-    reward, goal_weight, joint_limit,
+    reward, goal_weight, joint_limit, material, material_base,
 ):  # fmt: skip
     """UCT iterations in batches of paths: (stop code, iterations, playouts).
 
@@ -491,7 +492,10 @@ def iterate_paths(  # type: ignore[no-untyped-def]
     worth that share of them (see :func:`~ggpkit.reasoning.tree_kernels.backup_leaves`).
     ``joint_limit``: the root may be simultaneous with that many joint moves (an
     argument, not the other module's constant, which numba's cache of this file would
-    keep after that module changed).
+    keep after that module changed). ``material``: per role, the state bits that are its
+    pieces (no rows: none), ``material_base`` their counts at the root; with
+    ``goal_weight`` > 0 a leaf's heuristic goals then come from the pieces
+    (:func:`~ggpkit.reasoning.tree_kernels.material_goals`).
     """
     rng = seed | np.uint64(1)
     w = float(per_path)
@@ -505,7 +509,9 @@ def iterate_paths(  # type: ignore[no-untyped-def]
     while done < iterations and tree[7][root] == 0:
         rng, ran, nq = descend_batch(tree, sizes, root, c, rng, w, q, iterations - done, reward)
         done += ran
-        code = _make_children(net, val64, tree, sizes, q, nq, reward, w, goal_weight > 0.0)
+        code = _make_children(
+            net, val64, tree, sizes, q, nq, reward, w, goal_weight > 0.0, material, material_base
+        )
         if code != STOP_DONE:
             return code, done, playouts
         code, played = _play_queue(
@@ -521,17 +527,20 @@ def iterate_paths(  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
-def _make_children(net, val64, tree, sizes, q, nq, reward, w, all_goals):  # type: ignore[no-untyped-def]
+def _make_children(net, val64, tree, sizes, q, nq, reward, w, all_goals, material, base):  # type: ignore[no-untyped-def]
     """Make the new children the batch's paths end at, in the 64-lane kernel (each
     path's state row turns from its parent's into its child's), and store them."""
     m = queue_joints(tree, q, nq)
     if m == 0:
         return STOP_DONE
+    by_pieces = all_goals and material.shape[0] > 0
     step64(
         net[0], net[1], net[2], net[3], net[4], net[5], net[6], net[7], net[8], net[9],
         net[11], net[12], net[13], net[14], q[4], q[10][:m], q[6], val64, q[7], q[8], q[9],
-        all_goals,
+        all_goals and not by_pieces,
     )  # fmt: skip
+    if by_pieces:
+        material_goals(q, m, material, base)
     return attach_children(tree, sizes, q, m, net[10], reward, w, all_goals)
 
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
 from numba import njit
 
 from ggpkit.reasoning.propnet_kernels import rand_below
@@ -704,6 +705,63 @@ def _keep_goals(tree, node, goal):  # type: ignore[no-untyped-def]
             return
     for r in range(goal.shape[0]):
         tree[18][node, r] = goal[r] / 100.0
+
+
+MATERIAL_STEEPNESS = 10.0
+"""How sharply a share of pieces won turns into a heuristic value (Sancho's factor)."""
+
+
+@njit(cache=True, nogil=True)
+def material_goals(q, m, masks, base):  # type: ignore[no-untyped-def]
+    """Write the material heuristic's goals of the ``m`` new children into ``q[9]``.
+
+    ``masks[r]`` marks the row items (bits) that are role r's pieces, ``base[r]`` their
+    count at the root. As Sancho's piece heuristic does, a child is judged by what each
+    role gained or lost since the root against the others, in proportion to the pieces
+    left, through a steep logistic: one pawn won of ten is worth 0.74, not 0.53.
+    Terminal children keep their real goals; a child without pieces gets none (-1).
+    """
+    term, goal, starts, rows = q[8], q[9], q[4], q[10]
+    nroles = masks.shape[0]
+    counts = np.zeros(nroles, dtype=np.float64)
+    for j in range(m):
+        if term[j]:
+            continue
+        row = starts[rows[j]]
+        total, gained = 0.0, 0.0
+        for r in range(nroles):
+            count = 0
+            for w in range(masks.shape[1]):
+                count += _popcount(np.uint64(row[w] & masks[r, w]))
+            counts[r] = count
+            total += count
+            gained += count - base[r]
+        for r in range(nroles):
+            if total == 0.0:
+                goal[j, r] = -1
+            else:
+                share = (counts[r] - base[r] - gained / nroles) / (total / nroles)
+                goal[j, r] = int(100.0 / (1.0 + np.exp(-MATERIAL_STEEPNESS * share)))
+
+
+def material_counts(
+    row: npt.NDArray[np.generic], masks: npt.NDArray[np.generic]
+) -> npt.NDArray[np.float64]:
+    """Each role's pieces in ``row`` (see :func:`material_goals`), in Python."""
+    counts = [
+        sum(int(row[w] & masks[r, w]).bit_count() for w in range(masks.shape[1]))
+        for r in range(masks.shape[0])
+    ]
+    return np.array(counts, dtype=np.float64)
+
+
+@njit(cache=True, nogil=True)
+def _popcount(x):  # type: ignore[no-untyped-def]
+    """The set bits of a uint64."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 @njit(cache=True, nogil=True)

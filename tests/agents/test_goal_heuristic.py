@@ -7,7 +7,9 @@ import random
 import pytest
 
 from ggpkit.agents.goal_heuristic import GOAL_WEIGHT, goal_heuristic_weight
+from ggpkit.agents.material_heuristic import MATERIAL_WEIGHT
 from ggpkit.agents.mcts import MCTSAgent
+from ggpkit.agents.probe import probe_matches
 from ggpkit.agents.specs import SpecError, make_agent
 
 from .corpus import public
@@ -27,18 +29,26 @@ from .corpus import public
 def test_the_heuristic_is_used_only_where_mid_game_goals_go_with_the_result(
     name: str, used: bool
 ) -> None:
-    weight = goal_heuristic_weight(public(name), random.Random(1))
+    game = public(name)
+    weight = goal_heuristic_weight(game, probe_matches(game, random.Random(1)))
     assert weight == (GOAL_WEIGHT if used else 0.0)
+
+
+def test_without_matches_there_is_no_goal_heuristic() -> None:
+    assert goal_heuristic_weight(public("checkersSmall"), None) == 0.0
 
 
 def test_the_agent_decides_at_the_start_unless_told() -> None:
     game = public("checkersSmall")
     decided = MCTSAgent()
     decided.start(game, game.roles[0])
-    assert decided.goals == GOAL_WEIGHT
-    told = MCTSAgent(goals=0.0)
+    assert decided.goals == GOAL_WEIGHT and decided.pieces == ()
+    told = MCTSAgent(goals=0.0, material=0.0)
     told.start(game, game.roles[0])
     assert told.goals == 0.0
+    without_goals = MCTSAgent(goals=0.0)  # the material heuristic is decided instead
+    without_goals.start(game, game.roles[0])
+    assert without_goals.goals == MATERIAL_WEIGHT and len(without_goals.pieces) == 2
     other = public("reversi")
     decided.start(other, other.roles[0])
     assert decided.goals == 0.0

@@ -13,7 +13,7 @@ import numpy.typing as npt
 from numba import njit
 
 from ggpkit.games.breakthrough import kernels as k
-from ggpkit.games.native_tree import NativeTreeKernels
+from ggpkit.games.native_tree import BoardBits, NativeTreeKernels
 from ggpkit.gdl.terms import Const, Term, func
 
 CELLS = 36
@@ -99,7 +99,15 @@ def move_term(role: int, index: int) -> Term:
     return func("move", x2 - dx, y2 - dy, x2, y2)
 
 
-PLAIN = NativeTreeKernels(3, MOVE_START, state_row, move_term, describe, children, playouts, False)
+fact_bit = BoardBits("cell", (("white", 0), ("black", 1)), 6, 6)
+"""A pawn's fact ``(cell x y white|black)`` -> its (row word, bit)."""
+
+
+PLAIN = NativeTreeKernels(
+    3, MOVE_START, state_row, move_term, describe, children, playouts, False, fact_bit
+)
 """Breakthrough-holes without captures."""
-CAPTURE = NativeTreeKernels(3, MOVE_START, state_row, move_term, describe, children, playouts, True)
+CAPTURE = NativeTreeKernels(
+    3, MOVE_START, state_row, move_term, describe, children, playouts, True, fact_bit
+)
 """Breakthrough-holes with diagonal captures (the public breakthroughSmallHoles)."""

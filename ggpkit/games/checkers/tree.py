@@ -15,7 +15,7 @@ import numpy.typing as npt
 from numba import njit
 
 from ggpkit.games.checkers import kernels as k
-from ggpkit.games.native_tree import NativeTreeKernels
+from ggpkit.games.native_tree import BoardBits, NativeTreeKernels
 from ggpkit.gdl.terms import Const, Term, func
 
 NOOP_INDEX = 4 * 64
@@ -119,11 +119,17 @@ def move_term(wrap: bool, role: int, index: int) -> Term:
     )
 
 
+fact_bit = BoardBits("location", (("blackPawn", 0), ("redPawn", 1)), 8, 8)
+"""A pawn's fact ``(location x y blackPawn|redPawn)`` -> its (row word, bit)."""
+
+
 PLAIN = NativeTreeKernels(
-    6, MOVE_START, state_row, partial(move_term, False), describe, children, playouts, False
-)
+    6, MOVE_START, state_row, partial(move_term, False), describe, children, playouts, False,
+    fact_bit,
+)  # fmt: skip
 """Pawn checkers on the plain board."""
 BARREL = NativeTreeKernels(
-    6, MOVE_START, state_row, partial(move_term, True), describe, children, playouts, True
-)
+    6, MOVE_START, state_row, partial(move_term, True), describe, children, playouts, True,
+    fact_bit,
+)  # fmt: skip
 """Pawn checkers on the barrel (rows wrap)."""

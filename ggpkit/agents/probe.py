@@ -1,0 +1,81 @@
+"""Random matches played in the start clock, for the heuristics decided per game.
+
+The goal heuristic and the material heuristic both ask what mid-game states say about
+how a match ends; they read the same matches, so the start clock pays for them once.
+The probe is bounded by counts (matches and states), and by CPU time only as a safety
+for slow rules, so it decides the same on a loaded machine as on a quiet one unless
+the rules are too slow to probe at all (then there are no matches to read).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import Any
+
+from ggpkit.games.api import Game
+
+PROBE_MATCHES = 400
+"""Random matches the probe plays to the end (a piece count's correlation with the
+result is near 0.1 in breakthrough: it takes hundreds of matches to tell from noise)."""
+
+PROBE_STATES = 40_000
+"""Most states the probe visits, over all its matches."""
+
+SAMPLES_PER_MATCH = 6
+"""Mid-game states kept per match, evenly spaced (neighbours say nearly the same)."""
+
+MIN_MATCHES = 8
+"""Matches the probe must finish for anything to be decided from them."""
+
+PROBE_CPU_SECONDS = 1.0
+"""Safety limit on the probe's CPU time (slow rules: no heuristic). The probe takes
+0.05-0.5 s on the games measured; quarto would take over a second of a start clock
+that already holds its network's build."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeMatch:
+    """One random match: some states of its middle third, some of its second half (at
+    most :data:`SAMPLES_PER_MATCH` each, evenly spaced) and its final goals."""
+
+    middle: list[Hashable]
+    late: list[Hashable]
+    final: dict[str, int]
+
+
+def probe_matches(game: Game[Any], rng: random.Random) -> list[ProbeMatch] | None:
+    """Random matches of ``game`` within the budget; None where fewer than
+    :data:`MIN_MATCHES` end within it."""
+    matches: list[ProbeMatch] = []
+    states = 0
+    cpu_limit = time.process_time() + PROBE_CPU_SECONDS
+    for _ in range(PROBE_MATCHES):
+        line, end = _random_match(game, rng, PROBE_STATES - states, cpu_limit)
+        states += len(line)
+        if end is None:
+            break
+        middle = _spaced(line[len(line) // 3 : 2 * len(line) // 3 + 1])
+        matches.append(ProbeMatch(middle, _spaced(line[len(line) // 2 :]), end))
+    return matches if len(matches) >= MIN_MATCHES else None
+
+
+def _spaced(states: list[Hashable]) -> list[Hashable]:
+    step = max(1, len(states) // SAMPLES_PER_MATCH)
+    return states[::step][:SAMPLES_PER_MATCH]
+
+
+def _random_match(
+    game: Game[Any], rng: random.Random, max_states: int, cpu_limit: float
+) -> tuple[list[Hashable], dict[str, int] | None]:
+    """The non-terminal states of one random match and its goals (None: out of budget)."""
+    state = game.initial_state()
+    line: list[Hashable] = []
+    while not game.is_terminal(state):
+        if len(line) >= max_states or time.process_time() > cpu_limit:
+            return line, None
+        line.append(state)
+        state = game.next_state(state, [rng.choice(ms) for ms in game.all_legal_moves(state)])
+    return line, dict(game.goals(state))
