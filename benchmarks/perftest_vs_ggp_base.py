@@ -8,7 +8,10 @@ state, by the wall clock, on one thread:
   code where the rules do not ground),
 - ``ggpkit perftest --scalar`` (one rollout at a time, the way a tree search uses it),
 - ggp-base's ``Playouts GAME propnet`` driver (``../shared/ggp-base``; its own loop of
-  getLegalMoves / getNextState with java.util.Random, after a JIT warm-up).
+  getLegalMoves / getNextState with java.util.Random, after a JIT warm-up),
+- with ``--sancho CLASSPATH`` (a build of Sancho 1.61c, the 2014 champion player, never
+  shipped): Sancho's propnet driven as gdl-perf's harness drives it
+  (``benchmarks/sancho/SanchoPlayouts.java``, compiled here with javac).
 
 Set-up (reading, grounding, building the network) is timed apart: ggpkit's is the
 process's wall time less its rollouts; ggp-base's is what its driver prints. The
@@ -44,6 +47,7 @@ NAMED = (
 )  # fmt: skip
 """The files issue 11 names, then ticTacToe, connectFour and the three seed files."""
 SIDES = ("batch", "scalar", "ggp-base")
+HARNESS = Path(__file__).resolve().parent / "sancho" / "SanchoPlayouts.java"
 JAVA_OPTS = "-Xmx8g -XX:+UseSerialGC"
 
 
@@ -100,21 +104,56 @@ def ggp_base_side(game: Path, seconds: float, setup_timeout: float) -> Run:
     return Run([float(rate.group(1))], setups, "ggp-base-propnet")
 
 
+def sancho_side(game: Path, seconds: float, setup_timeout: float, classpath: str) -> Run:
+    """Sancho's propnet through the compiled harness: rollouts/s and set-up seconds."""
+    command = ["java", *JAVA_OPTS.split(), "-cp", classpath, "SanchoPlayouts", str(game)]
+    command.append(str(seconds))
+    try:
+        done = subprocess.run(
+            command, capture_output=True, text=True, timeout=setup_timeout + seconds + 30
+        )
+    except subprocess.TimeoutExpired:
+        limit = setup_timeout + seconds + 30
+        return Run(error=f"no result within {limit:.0f} s", engine="sancho-propnet")
+    rate = re.search(r"playouts_per_sec=([0-9.]+)", done.stdout)
+    setup = re.search(r"initialize=([0-9.]+) ms", done.stdout)
+    if done.returncode != 0 or rate is None:
+        return Run(error=_last_line(done.stderr or done.stdout), engine="sancho-propnet")
+    setups = [float(setup.group(1)) / 1000.0] if setup else []
+    return Run([float(rate.group(1))], setups, "sancho-propnet")
+
+
+def compile_harness(sancho: str, into: Path) -> str:
+    """Compile the Sancho harness against ``sancho``'s classpath: the classpath to run it."""
+    done = subprocess.run(
+        ["javac", "-nowarn", "-cp", sancho, "-d", str(into), str(HARNESS)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise SystemExit(f"the Sancho harness does not compile: {_last_line(done.stderr)}")
+    return f"{into}{os.pathsep}{sancho}"
+
+
 def _last_line(text: str) -> str:
     lines = [line for line in text.strip().splitlines() if line.strip()]
     return lines[-1][:160] if lines else "failed with no message"
 
 
-def measure(game: Path, repeat: int, seconds: float, setup_timeout: float) -> dict[str, Run]:
+def measure(
+    game: Path, repeat: int, seconds: float, setup_timeout: float, sancho: str | None
+) -> dict[str, Run]:
     """Every side ``repeat`` times, interleaved; a side that fails once is not run again."""
-    runs = {side: Run() for side in SIDES}
+    sides = SIDES + (("sancho",) if sancho else ())
+    runs = {side: Run() for side in sides}
     for i in range(repeat):
-        for side in SIDES[i % 3 :] + SIDES[: i % 3]:
+        for side in sides[i % len(sides) :] + sides[: i % len(sides)]:
             run = runs[side]
             if run.error is not None:
                 continue
             if side == "ggp-base":
                 got = ggp_base_side(game, seconds, setup_timeout)
+            elif side == "sancho" and sancho:
+                got = sancho_side(game, seconds, setup_timeout, sancho)
             else:
                 got = ggpkit_side(game, seconds, side == "scalar", setup_timeout)
             run.engine, run.error = got.engine, got.error
@@ -128,17 +167,18 @@ def _median(values: list[float]) -> float | None:
 
 
 def row(game: str, runs: dict[str, Run]) -> dict[str, object]:
-    """The table's row for one game: medians, ratios to ggp-base, errors."""
-    med = {side: _median(runs[side].rates) if runs[side].error is None else None for side in SIDES}
-    base = med["ggp-base"]
+    """The table's row for one game: medians, ratios to ggp-base (and Sancho), errors."""
+    med = {side: _median(r.rates) if r.error is None else None for side, r in runs.items()}
+    base, sancho = med["ggp-base"], med.get("sancho")
     out: dict[str, object] = {"game": game, "reasoner": runs["batch"].engine}
-    for side in SIDES:
+    for side, run in runs.items():
         out[side] = med[side]
-        out[f"{side}_setup"] = _median(runs[side].setups)
-        out[f"{side}_error"] = runs[side].error
+        out[f"{side}_setup"] = _median(run.setups)
+        out[f"{side}_error"] = run.error
     for side in ("batch", "scalar"):
         mine = med[side]
         out[f"{side}_ratio"] = mine / base if mine is not None and base else None
+        out[f"{side}_sancho"] = mine / sancho if mine is not None and sancho else None
     return out
 
 
@@ -160,9 +200,18 @@ def print_table(rows: list[dict[str, object]]) -> None:
             f"| {_cell(r['batch_ratio'], '.2f')} | {_cell(r['scalar_ratio'], '.2f')} "
             f"| {_cell(r['batch_setup'], '.1f')} | {_cell(r['ggp-base_setup'], '.1f')} |"
         )
+    if rows and "sancho" in rows[0]:
+        print("\n| game | Sancho propnet r/s | batch / Sancho | scalar / Sancho", end=" ")
+        print("| set-up Sancho s |")
+        print("|---|---|---|---|---|")
+        for r in rows:
+            print(
+                f"| {r['game']} | {_cell(r['sancho'], ',.1f')} | {_cell(r['batch_sancho'], '.2f')} "
+                f"| {_cell(r['scalar_sancho'], '.2f')} | {_cell(r['sancho_setup'], '.1f')} |"
+            )
     for r in rows:
-        for side in SIDES:
-            if r[f"{side}_error"]:
+        for side in (*SIDES, "sancho"):
+            if r.get(f"{side}_error"):
                 print(f"- {r['game']}, {side}: {r[f'{side}_error']}")
 
 
@@ -173,14 +222,24 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--setup-timeout", type=float, default=300.0)
     parser.add_argument("--json", action="store_true", help="print the rows as JSON too")
+    parser.add_argument(
+        "--sancho",
+        metavar="CLASSPATH",
+        help="also time Sancho 1.61c's propnet: the Java classpath of a Sancho build "
+        "(its compiled classes and jars)",
+    )
     args = parser.parse_args()
     if shutil.which("java") is None or not (GGP_BASE / "run.sh").is_file():
         raise SystemExit("needs java and ../shared/ggp-base")
     rows = []
-    for name in args.games.split(","):
-        runs = measure(GAMES / f"{name}.kif", args.repeat, args.seconds, args.setup_timeout)
-        rows.append(row(name, runs))
-        print(f"done {name}", file=sys.stderr, flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        sancho = compile_harness(args.sancho, Path(tmp)) if args.sancho else None
+        for name in args.games.split(","):
+            runs = measure(
+                GAMES / f"{name}.kif", args.repeat, args.seconds, args.setup_timeout, sancho
+            )
+            rows.append(row(name, runs))
+            print(f"done {name}", file=sys.stderr, flush=True)
     print_table(rows)
     if args.json:
         print(json.dumps(rows, indent=1))

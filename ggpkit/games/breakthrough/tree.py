@@ -13,6 +13,7 @@ import numpy.typing as npt
 from numba import njit
 
 from ggpkit.games.breakthrough import kernels as k
+from ggpkit.games.breakthrough.tactical import tactical_playout_stats
 from ggpkit.games.native_tree import BoardBits, NativeTreeKernels
 from ggpkit.gdl.terms import Const, Term, func
 
@@ -66,10 +67,12 @@ def children(rows, idx, joint, legal, term, goal, capture):  # type: ignore[no-u
 
 @njit(cache=True, nogil=True)
 def playouts(rows, count, seed, sums, capture):  # type: ignore[no-untyped-def]
+    """The leaves' playouts: tactical ones (:mod:`~ggpkit.games.breakthrough.tactical`),
+    not uniformly random."""
     moves = 0
     for j in range(rows.shape[0]):
         row = rows[j]
-        played, sum_w, sum_b = k.playout_stats(
+        played, sum_w, sum_b = tactical_playout_stats(
             int(np.int64(row[0])),
             int(np.int64(row[1])),
             int(np.int64(row[2])),
