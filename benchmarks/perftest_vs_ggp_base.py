@@ -110,8 +110,9 @@ def sancho_side(game: Path, seconds: float, setup_timeout: float, classpath: str
     command.append(str(seconds))
     try:
         done = subprocess.run(
-            command, capture_output=True, text=True, timeout=setup_timeout + seconds + 30
-        )
+            command, capture_output=True, text=True, timeout=setup_timeout + seconds + 30,
+            cwd=tempfile.gettempdir(),  # Sancho's logger writes logs/ into its cwd
+        )  # fmt: skip
     except subprocess.TimeoutExpired:
         limit = setup_timeout + seconds + 30
         return Run(error=f"no result within {limit:.0f} s", engine="sancho-propnet")
