@@ -226,8 +226,8 @@ def main() -> None:
     parser.add_argument(
         "--sancho",
         metavar="CLASSPATH",
-        help="also time Sancho 1.61c's propnet: the Java classpath of a Sancho build "
-        "(its compiled classes and jars)",
+        help="also time Sancho 1.61c's propnet: the Java classpath of a Sancho build (its "
+        "compiled classes and jars, absolute paths: the harness runs in a temp directory)",
     )
     args = parser.parse_args()
     if shutil.which("java") is None or not (GGP_BASE / "run.sh").is_file():
