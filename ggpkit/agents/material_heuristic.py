@@ -8,8 +8,9 @@ from the facts of its states alone: facts that share a relation and one argument
 ``white`` of ``(cell 3 4 white)``) form a candidate piece set, and a role's pieces are
 the set whose count in the second half of random matches goes best with the role's
 final goal (Pearson correlation, at least :data:`MIN_CORRELATION`). A leaf of the
-compiled tree is then worth :data:`MATERIAL_WEIGHT` of each role's share of all roles'
-pieces, the rest of its playouts (``TreeSearch.search(material=...)``).
+compiled tree is then worth :data:`MATERIAL_WEIGHT` of what the pieces say (each role's
+gain or loss since the root, :func:`~ggpkit.reasoning.tree_kernels.material_goals`), the
+rest of its playouts (``TreeSearch.search(material=...)``).
 
 Every role must have its own set, or there is no heuristic, and pieces must be lost
 somewhere in the probe's matches (captured, not only ever added). With two roles the pair of
@@ -29,13 +30,13 @@ from ggpkit.games.api import Game
 from ggpkit.gdl.terms import Func, Term
 
 MIN_CORRELATION = 0.1
-"""A role's piece count in mid-game states must correlate at least this much with its
-final goal, or with two roles the difference of their counts must, in the second half of
-the probe's matches (breakthroughSmall 0.16-0.23 over three seeds, breakthroughSmallHoles
+"""A role's piece count must correlate at least this much with its final goal, or with
+two roles the difference of their counts must, in the second half of the probe's
+matches (breakthroughSmall 0.16-0.23 over three seeds, breakthroughSmallHoles
 0.21-0.28; in the middle third only 0.09-0.18; Sancho asks for 0.06)."""
 
 MATERIAL_WEIGHT = 0.5
-"""A leaf's share of its roles' piece shares where the heuristic is used."""
+"""The share of a leaf's value its pieces give where the heuristic is used."""
 
 MIN_SET_SIZE = 6
 """Distinct facts a candidate set must show (fewer are flags, not pieces on a board)."""

@@ -114,9 +114,9 @@ AGENTS: dict[str, _Kind] = {
         "state gives every role a goal is worth that share (0..1) of those goals, the rest "
         "of its playouts (default: 0.6 where random matches show that mid-game goals "
         "foretell the result, else 0), material=W: where the goal heuristic is off, a new "
-        "leaf is worth that share of the roles' shares of their pieces, found by random "
-        "matches (default: 0.5 where piece counts foretell each role's result, else 0; "
-        "0: off))",
+        "leaf is worth that share of what the pieces each role won or lost since the root "
+        "say, pieces found by random matches (default: 0.5 where piece counts foretell "
+        "the results, else 0; 0: off))",
     ),
     "alphabeta": _Kind(
         "ggpkit.agents.alphabeta:AlphaBetaAgent",

@@ -148,9 +148,9 @@ class TreeSearch(Protocol):
         ``goals`` > 0, with paths: a leaf is worth that share of the goals its state
         gives, where it gives every role one, the rest of its playouts; trees that do not
         know goals outside terminal states ignore it; ``material``, one set of facts per
-        role in the game's role order: the goals a leaf is worth are then each role's
-        share of all roles' pieces, the facts of its set that hold; trees that cannot
-        count facts ignore it). Where several roles choose in
+        role in the game's role order: the goals a leaf is worth then come from the facts
+        of each set that hold, each role's pieces won or lost since the root against the
+        others'; trees that cannot count facts ignore it). Where several roles choose in
         ``state``, the report is ``role``'s (decoupled statistics: each role its own).
 
         Raises :class:`~ggpkit.games.api.GameError` where it cannot search the game (two

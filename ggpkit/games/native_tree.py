@@ -170,9 +170,8 @@ class NativeTree(ArrayTree):
         )
 
     def _by_pieces(self) -> bool:
-        """Whether leaves are valued partly by the roles' shares of the pieces (the
-        kernels give goals only in terminal states: the material heuristic is the only
-        one here)."""
+        """Whether leaves are valued partly by the pieces (the kernels give goals only in
+        terminal states: the material heuristic is the only one here)."""
         return self.goal_weight > 0.0 and self.material.shape[0] > 0
 
     def _play_out(

@@ -110,7 +110,8 @@ class ArrayTree:
         """The goal heuristic's share of a leaf's value in the current search."""
         self.material = np.zeros((0, row_width), dtype=row_dtype)
         """Per role, the row items (bits) that are its pieces: where given, a leaf's
-        heuristic goals are the roles' shares of the pieces, not its state's goals."""
+        heuristic goals come from the pieces (:func:`tk.material_goals`), not from its
+        state's goals."""
         self.material_base = np.zeros(0, dtype=np.float64)
         """Each role's pieces at the root of the current search."""
 
@@ -139,14 +140,14 @@ class ArrayTree:
         descend before their leaves are played out together, ``leaf`` playouts each.
         ``goals`` > 0 (with paths): a leaf whose state gives every role a goal is worth
         that share of those goals, the rest of its playouts (the goal heuristic);
-        ``material`` (one mask row per role, see :attr:`material`) puts each role's
-        share of the pieces in place of the state's goals. Where several roles choose
-        at once, batched paths search with decoupled statistics (each role its own
-        edges; at most ``MAX_JOINT_MOVES`` joint moves a state) and the report at such
-        a root is ``role``'s (the first choosing role's when -1). At least one limit
-        must be given. Raises :class:`SimultaneousMovesError` when a state with two
-        choosing roles is met without batched paths (MAST, GRAVE, one path) or with
-        too many joint moves, ReasonerError on broken rules.
+        ``material`` (one mask row per role, see :attr:`material`) puts the pieces'
+        verdict (:func:`tk.material_goals`) in place of the state's goals. Where
+        several roles choose at once, batched paths search with decoupled statistics
+        (each role its own edges; at most ``MAX_JOINT_MOVES`` joint moves a state) and
+        the report at such a root is ``role``'s (the first choosing role's when -1).
+        At least one limit must be given. Raises :class:`SimultaneousMovesError` when
+        a state with two choosing roles is met without batched paths (MAST, GRAVE, one
+        path) or with too many joint moves, ReasonerError on broken rules.
         """
         if seconds is None and iterations is None:
             raise ValueError("give a time or an iteration limit")
