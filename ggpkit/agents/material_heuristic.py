@@ -47,6 +47,11 @@ MIN_ARITY, MAX_ARITY = 3, 4
 MAX_PIECE_TYPES = 12
 """Most values the piece type's argument can take (chess: 12 pieces and no more)."""
 
+MAX_CANDIDATE_SETS = 48
+"""Most candidate piece sets tried (chess shows 12): pairs are tried in pure Python over
+thousands of samples, and rules with hundreds of board-like relations would spend the
+start clock on it."""
+
 PieceKey = tuple[str, int, int, str]
 """(relation, arity, argument position, that argument): facts that count as one piece set."""
 
@@ -58,6 +63,8 @@ def material_sets(
     piece count foretells the results of ``matches``."""
     facts_of = {id(s): game.facts(s) for m in matches for s in m.late}
     seen = _candidates(facts_of.values(), len(game.roles))
+    if len(seen) > MAX_CANDIDATE_SETS:
+        return None
     counts = _counts(matches, facts_of, list(seen))
     finals = {r: [m.final[r] for m in matches for _ in m.late] for r in game.roles}
     if len(game.roles) == 2:

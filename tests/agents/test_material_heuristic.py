@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 
 from ggpkit.agents.base import Limit
-from ggpkit.agents.material_heuristic import MATERIAL_WEIGHT, material_sets
+from ggpkit.agents.material_heuristic import MATERIAL_WEIGHT, MAX_CANDIDATE_SETS, material_sets
 from ggpkit.agents.mcts import MCTSAgent
-from ggpkit.agents.probe import probe_matches
+from ggpkit.agents.probe import ProbeMatch, probe_matches
 from ggpkit.agents.specs import SpecError, make_agent
 from ggpkit.games.recognition import recognise
 from ggpkit.games.registry import load
-from ggpkit.gdl.terms import Func
+from ggpkit.gdl.terms import Func, func
 from ggpkit.reasoning import tree_kernels as tk
 from ggpkit.reasoning.array_tree import ArrayTree
 
@@ -145,3 +145,43 @@ def test_a_native_games_piece_facts_are_the_bits_of_its_rows(name: str) -> None:
         if game.is_terminal(state):
             break
         state = game.next_state(state, [rng.choice(m) for m in game.all_legal_moves(state)])
+
+
+class _Facts:
+    """A two-role stand-in whose states are their own fact sets."""
+
+    roles = ("a", "b")
+
+    def facts(self, state: frozenset[Func]) -> frozenset[Func]:
+        return state
+
+
+def _board(pieces_a: int, pieces_b: int, noise: int) -> frozenset[Func]:
+    """``(board x y pa|pb)`` pawns, and ``noise`` other board-like relations."""
+    facts = {func("board", x, 1 + x % 3, "pa") for x in range(1, pieces_a + 1)}
+    facts |= {func("board", x, 1 + x % 3, "pb") for x in range(1, pieces_b + 1)}
+    for k in range(noise):
+        facts |= {func(f"noise{k}", x, 1, t) for x in range(1, 7) for t in ("u", "v")}
+    return frozenset(facts)
+
+
+def _matches(noise: int) -> list[ProbeMatch]:
+    """Matches where the side that loses pawns loses the match."""
+    out = []
+    for i in range(40):
+        a_wins = i % 2 == 0
+        late = [_board(6 - s * (not a_wins), 6 - s * a_wins, noise) for s in range(3)]
+        out.append(ProbeMatch([], late, {"a": 100 * a_wins, "b": 100 * (not a_wins)}))
+    return out
+
+
+def test_the_pieces_of_a_plain_board_are_found() -> None:
+    pieces = material_sets(_Facts(), _matches(noise=0))  # type: ignore[arg-type]
+    assert pieces is not None
+    assert [{str(f.args[2]) for f in p} for p in pieces] == [{"pa"}, {"pb"}]
+
+
+def test_rules_with_too_many_candidate_sets_are_not_searched() -> None:
+    """Hostile rules could spend the start clock on pairs: past the bound, no heuristic."""
+    many = MAX_CANDIDATE_SETS // 2  # two sets each, and the board's two
+    assert material_sets(_Facts(), _matches(noise=many)) is None  # type: ignore[arg-type]
