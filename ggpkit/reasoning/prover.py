@@ -452,6 +452,8 @@ def _choose_index(pat: Any, bound: set[int]) -> tuple[_Spec, tuple[tuple[str, An
     """The index for a literal on a materialised relation: every ground place, found by
     walking into function terms (so ``(true (cell ?x 3 ?c))`` with ``?x`` bound is keyed
     on the functor ``cell/3``, ``?x`` and ``3``)."""
+    if type(pat) is not tuple:
+        return None
     spec: list[tuple[tuple[int, ...], str]] = []
     keys: list[tuple[str, Any]] = []
 
@@ -465,13 +467,16 @@ def _choose_index(pat: Any, bound: set[int]) -> tuple[_Spec, tuple[tuple[str, An
             for i in range(1, len(sub)):
                 walk(sub[i], (*path, i))
 
-    if type(pat) is not tuple:
-        return None
     for i in range(1, len(pat)):
         walk(pat[i], (i,))
+    walk = _walked  # it referred to itself: kept, every call would leave a cycle
     if not spec:
         return None
     return tuple(spec), tuple(keys)
+
+
+def _walked(*_: Any, **__: Any) -> None:
+    """What a recursive local walker is rebound to once done, to break its self-reference."""
 
 
 def _ground_args(pat: Any, bound: set[int]) -> tuple[tuple[int, ...], tuple[Any, ...]]:
@@ -661,7 +666,10 @@ class _Db:
         self.level = level
         self.rels: dict[str, _Rel] = {}
         self.memo: dict[_Key, set[Any]] = {}
-        self.owners: dict[str, _Db] = {}
+        self.owners: dict[str, _Db | None] = {}
+        """Per relation, the ancestor context that holds it; None: this one (a context
+        never refers to itself, so a dropped context is freed by reference counting,
+        not left to the cyclic collector: see :meth:`_owner`)."""
         self.tabling: dict[int, _Fixpoint] = {}
         self.table_calls: dict[int, int] = {}
         self.shapes: dict[tuple[int, tuple[int, ...]], _Shape] = {}
@@ -678,9 +686,8 @@ class _Db:
 
     def _owner(self, rel: str) -> _Db:
         """The context that holds ``rel`` (this one or an ancestor), by its level."""
-        found = self.owners.get(rel)
-        if found is not None:
-            return found
+        if rel in self.owners:
+            return self.owners[rel] or self
         comp = self.prog.comp_of.get(rel)
         lvl = _STATIC if comp is None else self.prog.level[comp]
         db = self
@@ -692,7 +699,7 @@ class _Db:
                 f"'{rel}' depends on {'does' if lvl == _MOVE else 'true'} and cannot be "
                 f"evaluated in a {_LEVEL_NAMES[db.level]} context"
             )
-        self.owners[rel] = db
+        self.owners[rel] = None if db is self else db
         return db
 
     def get(self, rel: str) -> _Rel:
@@ -1083,7 +1090,10 @@ class _Db:
                 i += 1
             out.append(_subst(head, env))
 
-        walk(0)
+        try:
+            walk(0)
+        finally:
+            walk = _walked  # it referred to itself: kept, every call would leave a cycle
         # Additive: the calls this walk made have counted their own steps.
         self.ticks += ticks - start
 

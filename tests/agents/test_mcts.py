@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import random
 import time
 from collections.abc import Hashable
@@ -144,6 +145,23 @@ def test_tree_is_reused_between_moves() -> None:
     assert agent.visits(state) > 0  # searched during the first move, kept for the next
     agent.select(game, state, "x", Limit(playouts=10))
     assert agent.visits(state) >= 10
+
+
+def test_the_tree_is_kept_out_of_the_collectors_reach_until_stop() -> None:
+    """After a search its tree is frozen (never scanned by a collection, which took
+    seconds on a big Python tree), the collector is on again, and stop unfreezes."""
+    game = TicTacToe()
+    agent = MCTSAgent(seed=5)
+    agent.start(game, "x")
+    gc.unfreeze()
+    before = gc.get_freeze_count()
+    agent.select(game, game.initial_state(), "x", Limit(playouts=500))
+    try:
+        assert gc.isenabled()
+        assert gc.get_freeze_count() > before
+    finally:
+        agent.stop()
+    assert gc.get_freeze_count() == 0
 
 
 def test_time_limit_is_respected() -> None:
