@@ -361,10 +361,15 @@ def _simplify(b: _Builder) -> Callable[[int], int]:
             if target < 0:
                 key = (kind, tuple(ins))
                 other = table.get(key)
-                if other is not None and all((x >> 1) != n for x in ins):
+                if other is None:
+                    table[key] = n
+                elif all((x >> 1) != n for x in ins):
                     target = 2 * other
-                else:
-                    table.setdefault(key, n)
+                elif all((x >> 1) != other for x in ins):
+                    # n is the same gate over itself: at its fixpoint, other's value is n's.
+                    alias[other] = 2 * n
+                    table[key] = n
+                    changed = True
             if target >= 0 and (target >> 1) != n:
                 alias[n] = target
                 changed = True
