@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 import random
 import threading
 import time
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +41,7 @@ from ggpkit.games.api import (
     Utility,
 )
 from ggpkit.games.capabilities import Capabilities, TreeSearch
+from ggpkit.games.pending_propnet import PendingPropnet
 from ggpkit.gdl.checker import Problem, check_rules
 from ggpkit.gdl.kif import Rule, parse_rules, read_kif_file
 from ggpkit.gdl.terms import Const, Func, Term
@@ -46,7 +49,7 @@ from ggpkit.reasoning.base import Reasoner, ReasonerError, time_limit
 from ggpkit.reasoning.prover import Prover
 
 if TYPE_CHECKING:  # the grounder (clingo) loads only when a propnet is built
-    from ggpkit.reasoning.grounding import CompileReport
+    from ggpkit.reasoning.grounding import Compiled, CompileJob, CompileReport
 
 REASONERS = ("auto", "prover", "joincode", "propnet")
 
@@ -102,6 +105,9 @@ class GdlGame(Game[Hashable]):
         self._info_lock = threading.Lock()
         self.load_report: LoadReport | None = None
         """How long each phase of loading took, when loaded from text."""
+        self.pending_propnet: PendingPropnet[GdlGame] | None = None
+        """The propnet still compiling for a game loaded on the prover (see
+        :func:`load_kif_text`'s ``keep_compiling``); None otherwise."""
 
     @property
     def info(self) -> GameInfo:
@@ -344,18 +350,45 @@ def make_reasoner(
         raise GdlGameError(str(e)) from None
 
 
+def late_propnet(
+    rules: Sequence[Rule], timeout: float, keep: float
+) -> tuple[Reasoner[Any], tuple[str, ...], CompileReport | None, CompileJob[Any] | None]:
+    """:func:`make_reasoner` (``auto``) whose propnet may go on compiling after ``timeout``.
+
+    For up to ``keep`` seconds more, in its child: the prover plays meanwhile, and
+    the last item is the compilation to take the network from (None when the
+    network was ready in time or cannot be built).
+    """
+    fast = importlib.import_module("ggpkit.reasoning.fast")
+    try:
+        job = fast.PropnetReasoner.start_compiling(rules, timeout + keep)
+        compiled = job.wait(timeout)
+    except Exception:  # the compilation's own failure: the usual path says why
+        return (*make_reasoner(rules, "joincode", timeout), None)
+    if compiled is not None:
+        made = fast.PropnetReasoner.from_compiled(compiled)
+        return made, (), made.compile_report, None
+    note = f"runs on the join code until its propnet is built (still compiling after {timeout:g} s)"
+    log.warning("%s", note)
+    return Prover(rules, compiled=True), (note,), None, job
+
+
 def load_kif_text(
     text: str,
     name: str = "<string>",
     reasoner: str = "auto",
     check: bool = True,
     timeout: float = COMPILE_TIMEOUT,
+    keep_compiling: float = 0.0,
 ) -> GdlGame:
     """A game from GDL text; ``name`` is used in messages and as the game's name.
 
     ``timeout`` bounds the propnet's grounding and building; past it (or when the
-    grounding estimate refuses the rules) ``auto`` runs the game on the prover. The
-    time of each phase is kept in the game's ``load_report``.
+    grounding estimate refuses the rules) ``auto`` runs the game on the prover. With
+    ``keep_compiling`` > 0 (``auto``, where processes fork), a late compilation goes
+    on that many seconds more and the game's :attr:`GdlGame.pending_propnet` gives
+    its propnet twin once built. The time of each phase is kept in the game's
+    ``load_report``.
     """
     began = time.perf_counter()
     rules = parse_rules(text, name)
@@ -366,12 +399,27 @@ def load_kif_text(
             raise GdlCheckError(name, problems)
     checked = time.perf_counter()
     game_name = Path(name).stem if name.endswith((".kif", ".gdl")) else name
-    made, notes, compiled = make_reasoner(rules, reasoner, timeout)
+    job = None
+    if keep_compiling > 0 and reasoner == "auto" and hasattr(os, "fork"):
+        made, notes, compiled, job = late_propnet(rules, timeout, keep_compiling)
+    else:
+        made, notes, compiled = make_reasoner(rules, reasoner, timeout)
     game = GdlGame(rules, made, name=game_name, notes=notes)
+    if job is not None:
+        game.pending_propnet = PendingPropnet(job, partial(_twin, game))
     grounded = reasoner not in ("prover", "joincode")
     compile_seconds = time.perf_counter() - checked if grounded else 0.0
     game.load_report = LoadReport(parsed - began, checked - parsed, compile_seconds, compiled)
     return game
+
+
+def _twin(game: GdlGame, compiled: Compiled[Any]) -> GdlGame:
+    """``game`` on the propnet compiled in the background."""
+    fast = importlib.import_module("ggpkit.reasoning.fast")
+    twin = GdlGame(game.rules, fast.PropnetReasoner.from_compiled(compiled), game.name,
+                   game.description)  # fmt: skip
+    twin.load_report = game.load_report
+    return twin
 
 
 def load_kif_file(path: Path | str, reasoner: str = "auto", check: bool = True) -> GdlGame:

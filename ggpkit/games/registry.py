@@ -183,8 +183,15 @@ def load(name_or_path: str, engine: str = "native") -> Game[Any]:
     raise GameError(f"unknown engine {engine!r}; use 'native' or 'gdl'")
 
 
-def load_kif(text: str, name: str = "<string>", timeout: float | None = None) -> Game[Any]:
-    """A game from GDL text; ``timeout`` bounds the propnet's compilation (then the prover)."""
+def load_kif(
+    text: str, name: str = "<string>", timeout: float | None = None, keep_compiling: float = 0.0
+) -> Game[Any]:
+    """A game from GDL text; ``timeout`` bounds the propnet's compilation (then the prover).
+
+    ``keep_compiling``: see :func:`ggpkit.games.gdl_game.load_kif_text`.
+    """
     gdl = _gdl_module()
-    game: Game[Any] = gdl.load_kif_text(text, name, timeout=timeout or gdl.COMPILE_TIMEOUT)
+    game: Game[Any] = gdl.load_kif_text(
+        text, name, timeout=timeout or gdl.COMPILE_TIMEOUT, keep_compiling=keep_compiling
+    )
     return game

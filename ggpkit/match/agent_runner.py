@@ -106,7 +106,15 @@ class AgentRunner:
         return self._busy.done()
 
     async def start(self, game: Game[Any], role: str, seconds: float) -> PlayerFault | None:
-        """Run the agent's metagaming within ``seconds``; None, or the fault (TO or CE)."""
+        """Run the agent's metagaming within ``seconds``; None, or the fault (TO or CE).
+
+        A match can restart its agent (on a propnet built during play): a late move's
+        search is waited for first, within the same ``seconds``.
+        """
+        began = asyncio.get_running_loop().time()
+        if not await self._wait_idle(max(seconds, 0.0)):
+            return PlayerFault("TO", "the agent was still busy with its last move")
+        seconds -= asyncio.get_running_loop().time() - began
         metagame = within_time_limit(seconds, lambda: self.agent.start(game, role))
         self._busy = in_daemon_thread(metagame)
         try:

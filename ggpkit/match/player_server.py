@@ -20,7 +20,9 @@ Peers may be hostile or broken, so:
 - clocks count from the message's arrival, and must be finite and positive;
 - a START whose rules do not load within the start clock falls back to the
   reference prover (no grounding), and is answered ``busy`` in time if even that
-  does not load;
+  does not load; a propnet that was late goes on compiling in its child for
+  :data:`LATE_COMPILE_SECONDS`, and the match moves onto it at the first move it
+  is ready by (:meth:`PlayerService._take_late_propnet`);
 - a match the manager stops talking about (three play clocks of silence) is
   ended as aborted, so the player is free for the next one;
 - the player's record of a match has its own id (the manager's id, the player's
@@ -37,6 +39,7 @@ import math
 import random
 import re
 import secrets
+import threading
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
@@ -54,6 +57,8 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from ggpkit.agents.base import Agent
 from ggpkit.errors import GgpkitError
 from ggpkit.games.api import Game, GameError
+from ggpkit.games.gdl_game import GdlGame
+from ggpkit.games.pending_propnet import PendingPropnet
 from ggpkit.gdl.terms import facts_text
 from ggpkit.match.agent_runner import AgentRunner, in_daemon_thread, within_time_limit
 from ggpkit.match.clock import safety_margin
@@ -93,6 +98,12 @@ READY_RESERVE = 0.5
 """Seconds of the start clock kept for the prover fallback when the full load is late."""
 COMPILE_SHARE = 0.8
 """Share of its time a loader gives the propnet's compilation (the rest: the prover's)."""
+LATE_COMPILE_SECONDS = 120.0
+"""How long past the start clock a late propnet may go on compiling, on one core."""
+SWITCH_DEFER_LIMIT = 2
+"""Moves a ready propnet waits for a turn where the player has no choice to make (its
+agent then restarts on the propnet in a whole play clock); after that it takes half
+of a clock with a choice."""
 RECOGNITION_SECONDS = 5.0
 """Most a START spends checking a native engine against the rules' GDL engine."""
 
@@ -118,7 +129,10 @@ def gdl_loader(rules: str, seconds: float) -> Game[Any]:
     """
     from ggpkit.games.registry import load_kif
 
-    return load_kif(rules, "<START>", timeout=max(0.1, seconds * COMPILE_SHARE))
+    return load_kif(
+        rules, "<START>", timeout=max(0.1, seconds * COMPILE_SHARE),
+        keep_compiling=LATE_COMPILE_SECONDS,
+    )  # fmt: skip
 
 
 def prover_loader(rules: str, seconds: float) -> Game[Any]:
@@ -159,7 +173,46 @@ def default_loader(rules: str, seconds: float) -> Game[Any]:
     left = seconds - (time.monotonic() - started)
     if left <= 0:
         return game
-    return recognise(game, seconds=min(RECOGNITION_SECONDS, left / 2)) or game
+    native = recognise(game, seconds=min(RECOGNITION_SECONDS, left / 2))
+    if native is None:
+        return game
+    pending = pending_propnet(game)
+    if pending is not None:
+        pending.cancel()
+    return native
+
+
+def pending_propnet(game: Game[Any]) -> PendingPropnet[GdlGame] | None:
+    """The propnet still compiling for ``game``, if it is a GDL game that started without."""
+    return game.pending_propnet if isinstance(game, GdlGame) else None
+
+
+class _DroppableLoad:
+    """A load that START may give up on: the game it makes then compiles nothing more.
+
+    The load runs on in its thread after a timeout; whichever of :meth:`drop` and the
+    load's end comes second cancels the game's late propnet, so no child compiles on
+    for a match that never was.
+    """
+
+    def __init__(self, load: Callable[[], Game[Any]]) -> None:
+        self._load = load
+        self._made: list[Game[Any]] = []
+        self._dropped = threading.Event()
+
+    def __call__(self) -> Game[Any]:
+        game = self._load()
+        self._made.append(game)
+        if self._dropped.is_set():
+            self.drop()
+        return game
+
+    def drop(self) -> None:
+        self._dropped.set()
+        for game in self._made:
+            pending = pending_propnet(game)
+            if pending is not None:
+                pending.cancel()
 
 
 @dataclass
@@ -173,6 +226,8 @@ class _Match:
     record: MatchRecord
     heard: float = 0.0
     """Loop time of the last message about this match (for the silence limit)."""
+    deferred: int = 0
+    """Moves a ready late propnet has waited for (see :data:`SWITCH_DEFER_LIMIT`)."""
     watcher: asyncio.Task[None] | None = None
     """The task that ends the match after too long a silence."""
 
@@ -276,14 +331,16 @@ class PlayerService:
             seconds = deadline - reserve - loop.time()
             if seconds <= 0:
                 continue
+            load = _DroppableLoad(partial(loader, msg.rules, seconds))
             try:
-                load = partial(loader, msg.rules, seconds)
                 game = await asyncio.wait_for(in_daemon_thread(load), seconds)
                 game.role_index(msg.role)
                 return game
             except TimeoutError:
+                load.drop()
                 log.warning("START %s: rules not loaded in %.1f s", msg.match_id, seconds)
             except Exception as e:  # rules we cannot play: refuse the match, stay available
+                load.drop()
                 log.warning("START %s refused: %s", msg.match_id, e)
                 return None
         return None
@@ -349,10 +406,34 @@ class PlayerService:
 
         if await in_daemon_thread(within_time_limit(match.play_clock, apply_last_moves)):
             return "noop"  # nothing is legal; the manager should have sent STOP
+        await self._take_late_propnet(match, deadline)
+        game = match.game
         choice = await match.runner.select(game, match.state, match.role, deadline - loop.time())
         if choice.problem:
             log.warning("match %s: %s; playing %s", match.match_id, choice.problem, choice.move)
         return str(choice.move)
+
+    async def _take_late_propnet(self, match: _Match, deadline: float) -> None:
+        """Move the match onto its late propnet once built: the state by its facts, and
+        the agent restarted on it, in a whole play clock where the player has no choice
+        to make, else (after :data:`SWITCH_DEFER_LIMIT` moves) in half of one."""
+        pending = pending_propnet(match.game)
+        twin = None if pending is None else pending.ready()
+        if twin is None:
+            return
+        loop = asyncio.get_running_loop()
+        old, state = match.game, match.state
+        state = await in_daemon_thread(lambda: twin.state_from_facts(old.facts(state)))
+        free = len(await in_daemon_thread(lambda: twin.legal_moves(state, match.role))) == 1
+        if not free and match.deferred < SWITCH_DEFER_LIMIT:
+            match.deferred += 1
+            return
+        seconds = deadline - loop.time()
+        problem = await match.runner.start(twin, match.role, seconds if free else seconds / 2)
+        match.game, match.state = twin, state
+        log.info("match %s: now on the propnet built during the match", match.match_id)
+        if problem:
+            log.warning("match %s: restarting on the propnet: %s", match.match_id, problem)
 
     async def _stop(self, msg: Stop) -> str:
         match = self.current
@@ -390,6 +471,9 @@ class PlayerService:
         if self.current is not match:
             return
         self.current = None
+        pending = pending_propnet(match.game)
+        if pending is not None:
+            pending.cancel()
         match.record.is_aborted = aborted
         self._record(self.recorder.match_ended, match.record)
         await match.runner.stop()

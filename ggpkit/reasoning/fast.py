@@ -26,6 +26,8 @@ from ggpkit.reasoning.base import PlayoutTotals, Propositions, ReasonerError
 from ggpkit.reasoning.grounding import (
     DEFAULT_MAX_ATOMS,
     DEFAULT_TIMEOUT,
+    Compiled,
+    CompileJob,
     CompileReport,
     GroundingError,
     compile_rules,
@@ -112,7 +114,21 @@ class PropnetReasoner:
         # Loaded here once per process, the build's compiled passes are inherited by every
         # grounding child instead of being loaded from numba's cache in each (~0.6 s).
         propnet_graph.warm_up()
-        compiled = compile_rules(list(rules), build, timeout=timeout, max_atoms=max_atoms)
+        return cls.from_compiled(
+            compile_rules(list(rules), build, timeout=timeout, max_atoms=max_atoms)
+        )
+
+    @classmethod
+    def start_compiling(
+        cls, rules: Sequence[Rule], limit: float, max_atoms: int = DEFAULT_MAX_ATOMS
+    ) -> CompileJob[Propnet]:
+        """The compilation of :meth:`from_rules` in a child, to wait for now or later."""
+        propnet_graph.warm_up()
+        return CompileJob(list(rules), build, limit, max_atoms)
+
+    @classmethod
+    def from_compiled(cls, compiled: Compiled[Propnet]) -> PropnetReasoner:
+        """The reasoner on a compiled network, with its compilation's report."""
         made = cls(compiled.result)
         made.compile_report = compiled.report
         return made

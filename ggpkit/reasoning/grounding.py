@@ -27,12 +27,13 @@ import multiprocessing
 import os
 import pickle
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from multiprocessing.connection import Connection
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar
 
 import clingo
 
@@ -413,42 +414,103 @@ def compile_rules(
 ) -> Compiled[T]:
     """Ground ``rules`` and turn the program into ``finish``'s result, in a killable child.
 
-    With a timeout (and ``os.fork``), the work runs in a forked child process with
-    its own process group, a memory limit and a CPU limit, so rules from anyone can
-    be tried: the first clingo run (the possible facts) must finish within
-    :data:`ESTIMATE_CPU_SECONDS` of CPU, everything within ``timeout`` seconds, or
-    the child is killed and GroundingError says why. ``finish`` runs in the child
-    too (building a network from a big program is the other slow part); its result
-    comes back pickled. ``timeout=None`` works in-process without limits.
-
-    A plain ``os.fork`` rather than ``multiprocessing``: daemonic processes (arena
-    workers, the corpus's per-game children) may not start multiprocessing children,
-    and they need these limits as much as anyone.
+    With a timeout (and ``os.fork``), the work runs in a forked child process
+    (:class:`CompileJob`) with its own process group, a memory limit and a CPU
+    limit, so rules from anyone can be tried: the first clingo run (the possible
+    facts) must finish within :data:`ESTIMATE_CPU_SECONDS` of CPU, everything within
+    ``timeout`` seconds, or the child is killed and GroundingError says why.
+    ``finish`` runs in the child too (building a network from a big program is the
+    other slow part); its result comes back pickled. ``timeout=None`` works
+    in-process without limits.
     """
     rules = list(rules)
     if timeout is None or not hasattr(os, "fork"):
         return _compile_here(rules, finish, max_atoms)
-    receiver, sender = multiprocessing.Pipe(duplex=False)
-    parent = os.getpid()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns into the caller's code
-        try:
-            receiver.close()
-            _child(sender, rules, finish, max_atoms, timeout, parent)
-        finally:
-            os._exit(0)
-    sender.close()
+    job = CompileJob(rules, finish, timeout, max_atoms)
     try:
-        result = _await_child(receiver, pid, timeout)
+        result = job.wait(timeout)
     finally:
-        receiver.close()
-        _kill(pid)
-    if isinstance(result, GroundingError):
-        raise result
-    return cast("Compiled[T]", result)
+        job.cancel()
+    if result is None:
+        raise GroundingError(f"grounding and building took longer than {timeout:g} s")
+    return result
 
 
-def _await_child(conn: Connection, pid: int, timeout: float) -> object:
+class CompileJob(Generic[T]):
+    """A compilation (see :func:`compile_rules`) in a forked child, within ``limit`` seconds.
+
+    The caller may wait for it in several goes: a player whose start clock ends
+    before the propnet is built plays on the prover meanwhile and takes the network
+    when it comes. The child is forked, watched and reaped by a thread of the job's
+    own, because Linux ties a child's life to the *thread* that forked it
+    (:func:`~ggpkit.processes.die_with_parent`) and the caller's may end first. A
+    plain ``os.fork`` rather than ``multiprocessing``: daemonic processes (arena
+    workers, the corpus's per-game children) may not start multiprocessing children,
+    and they need these limits as much as anyone.
+    """
+
+    def __init__(
+        self, rules: list[Rule], finish: Callable[[GroundProgram], T], limit: float,
+        max_atoms: int = DEFAULT_MAX_ATOMS,
+    ) -> None:  # fmt: skip
+        self.limit = limit
+        self._done = threading.Event()
+        self._outcome: Compiled[T] | GroundingError = GroundingError(
+            "the compilation was cancelled"
+        )
+        self._pid: int | None = None
+        self._cancelled = False
+        watch = partial(self._watch, rules, finish, max_atoms)
+        threading.Thread(target=watch, name="ggpkit-compile", daemon=True).start()
+
+    def wait(self, seconds: float) -> Compiled[T] | None:
+        """The result if it comes within ``seconds``, None if it is not ready yet.
+
+        Raises GroundingError when it failed, died, overran the estimate's CPU budget
+        or its ``limit``, or was cancelled.
+        """
+        if not self._done.wait(max(seconds, 0.0)):
+            return None
+        if isinstance(self._outcome, GroundingError):
+            raise self._outcome
+        return self._outcome
+
+    def cancel(self) -> None:
+        """End the child (its watcher reaps it); waiting then says it was cancelled."""
+        self._cancelled = True
+        pid = self._pid
+        if pid is not None and not self._done.is_set():
+            for kill in (os.killpg, os.kill):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    kill(pid, signal.SIGKILL)
+
+    def _watch(
+        self, rules: list[Rule], finish: Callable[[GroundProgram], T], max_atoms: int
+    ) -> None:
+        receiver, sender = multiprocessing.Pipe(duplex=False)
+        parent = os.getpid()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns into the caller's code
+            try:
+                receiver.close()
+                _child(sender, rules, finish, max_atoms, self.limit, parent)
+            finally:
+                os._exit(0)
+        sender.close()
+        self._pid = pid
+        try:
+            if not self._cancelled:
+                self._outcome = _await_child(receiver, pid, self.limit)
+        except GroundingError as e:
+            if not self._cancelled:
+                self._outcome = e
+        finally:
+            receiver.close()
+            _kill(pid)
+            self._done.set()
+
+
+def _await_child(conn: Connection, pid: int, timeout: float) -> Any:
     """The child's result; GroundingError if it overruns its estimate or time, or dies."""
     deadline = time.monotonic() + timeout
     started = time.monotonic()
@@ -461,6 +523,8 @@ def _await_child(conn: Connection, pid: int, timeout: float) -> object:
             if conn.poll(left if estimated else min(left, POLL_SECONDS)):
                 kind, payload = pickle.loads(conn.recv_bytes())
                 if kind == _DONE:
+                    if isinstance(payload, GroundingError):
+                        raise payload
                     return payload
                 estimated = True
                 continue
@@ -489,6 +553,7 @@ __all__ = [
     "DEFAULT_MAX_ATOMS",
     "DEFAULT_TIMEOUT",
     "ESTIMATE_CPU_SECONDS",
+    "CompileJob",
     "CompileReport",
     "Compiled",
     "GroundProgram",

@@ -12,6 +12,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from ggpkit.games.api import Game
+from ggpkit.games.gdl_game import GdlGame
 from ggpkit.gdl.terms import Term
 from ggpkit.match import player_server
 from ggpkit.match.player_server import (
@@ -159,21 +160,50 @@ async def test_a_slow_game_never_blocks_the_event_loop() -> None:
     await playing
 
 
-WIDE_GDL = (
-    "(role p) (init (x 0))"
-    + " ".join(f"(n {i})" for i in range(60))
-    + "(<= (legal p (go ?a ?b ?c)) (true (x 0)) (n ?a) (n ?b) (n ?c))"
-    "(<= (next (x ?a)) (does p (go ?a ?b ?c))) (<= terminal (true (x 1)))"
-    "(<= (goal p 0) (true (x ?a)))"
+TRIPLES_GDL = "\n".join(
+    [
+        "(role p) (init (c 0))",
+        " ".join(f"(n {i})" for i in range(50)),
+        "(<= (legal p (put ?a)) (n ?a) (not (true (c ?a))))",
+        "(<= (next (c ?a)) (does p (put ?a))) (<= (next (c ?a)) (true (c ?a)))",
+        "(<= (s ?a ?b ?d) (n ?a) (n ?b) (n ?d) (distinct ?a ?b) (distinct ?b ?d) (distinct ?a ?d))",
+        "(<= win (true (c ?a)) (true (c ?b)) (true (c ?d)) (s ?a ?b ?d))",
+        "(<= terminal win) (<= (goal p 100) win) (<= (goal p 0) (not win))",
+    ]
 )
-"""216,000 moves: a propnet that takes several seconds to compile, but no bomb."""
+"""50 facts, 235,000 ground rules: a propnet that takes a few seconds to build (its
+estimate, a tenth of a second, lets it through)."""
 
 
-def test_a_compilation_past_the_start_clock_is_stopped_and_the_prover_plays(
+def _gone(live_children: Callable[[], set[int]], before: set[int]) -> bool:
+    """Whether the children beyond ``before`` have ended (within a few seconds)."""
+    deadline = time.monotonic() + 5
+    while live_children() != before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return live_children() == before
+
+
+def test_a_compilation_past_the_start_clock_goes_on_in_one_child_until_cancelled(
     live_children: Callable[[], set[int]],
 ) -> None:
     before = live_children()
-    game = player_server.gdl_loader(WIDE_GDL, 1.0)
-    assert game.info.reasoner == "joincode"
-    assert any("longer than" in note for note in game.info.notes)
-    assert live_children() == before  # nothing keeps compiling during the match
+    game = player_server.gdl_loader(TRIPLES_GDL, 0.01)
+    assert len(live_children() - before) == 1  # the propnet compiles on
+    assert isinstance(game, GdlGame)
+    assert game.reasoner_name == "joincode"  # the prover plays meanwhile
+    assert any("still compiling" in note for note in game.notes)
+    pending = player_server.pending_propnet(game)
+    assert pending is not None
+    pending.cancel()
+    assert _gone(live_children, before)
+
+
+async def test_a_match_that_ends_ends_its_late_compilation(
+    live_children: Callable[[], set[int]],
+) -> None:
+    before = live_children()
+    service = _service(loader=lambda rules, seconds: player_server.gdl_loader(rules, 0.01))
+    assert await service.handle_text(f"(START m9 p ({TRIPLES_GDL}) 5 5)") == "ready"
+    assert len(live_children() - before) == 1
+    assert await service.handle_text("(ABORT m9)") == "aborted"
+    assert _gone(live_children, before)
