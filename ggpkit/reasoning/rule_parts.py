@@ -10,7 +10,7 @@ relations, so that both read the same program.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ggpkit.gdl.kif import Rule
@@ -64,18 +64,12 @@ def literal_variables(lit: Lit) -> set[str]:
     return variables(lit[1]) | variables(lit[2])
 
 
-def _split(head: Term, body: list[Lit], counter: list[int]) -> list[tuple[Term, list[Lit]]]:
-    """Split a body into independent parts, each its own auxiliary relation.
+def _components(body: list[Lit], head_vars: set[str]) -> list[list[int]]:
+    """Indices of the body literals joined by variables that are not the head's.
 
-    ``next(c X) :- true(c X), does(a, m(P)), near(X, P), does(b, m(Q)), near(X, Q)``
-    grounds to one rule per (X, P, Q): a cross product of the two roles' moves. The
-    literals joined by non-head variables form components (here one per role);
-    each component ``C`` with head variables ``V`` becomes ``aux(V) :- C``, so the
-    ground program grows with the sum of the components, not their product. A
-    component is only split off when its positive literals bind all of ``V``.
+    Literals with no such variable belong to no component.
     """
-    hv = variables(head)
-    local = [literal_variables(lit) - hv for lit in body]
+    local = [literal_variables(lit) - head_vars for lit in body]
     parent = list(range(len(body)))
 
     def find(i: int) -> int:
@@ -95,22 +89,73 @@ def _split(head: Term, body: list[Lit], counter: list[int]) -> list[tuple[Term, 
     for i, vs in enumerate(local):
         if vs:
             comps.setdefault(find(i), []).append(i)
-    if len(comps) < 2:
+    return list(comps.values())
+
+
+def _interface(part: list[Lit], head_vars: set[str]) -> list[str]:
+    """The head variables a component shares with the rest of the rule."""
+    return sorted(set().union(*(literal_variables(lit) for lit in part)) & head_vars)
+
+
+def _widened(rest: list[Lit], part: list[Lit], head_vars: set[str]) -> bool:
+    """Whether splitting ``part`` off makes the ground rules fewer: the ``rest`` binds
+    head variables beyond its interface, and it holds no move.
+
+    A move stays in its rule: :class:`~ggpkit.reasoning.propnet._DoesFactoring`
+    merges a rule's bodies that differ in their move alone, so checkers' frame axioms
+    (one per kind of move) become one set of moves per cell, where auxiliary
+    relations would make one per kind of move and cell.
+    """
+    if any(lit[0] == "pos" and predicate(lit[1]) == ("does", 2) for lit in part):
+        return False
+    rest_vars: set[str] = set().union(set(), *(literal_variables(lit) for lit in rest))
+    return not rest_vars <= set(_interface(part, head_vars))
+
+
+def _split(
+    head: Term, body: list[Lit], counter: list[int], static: Callable[[Lit], bool]
+) -> list[tuple[Term, list[Lit]]]:
+    """Split a body into independent parts, each its own auxiliary relation.
+
+    ``next(c X) :- true(c X), does(a, m(P)), near(X, P), does(b, m(Q)), near(X, Q)``
+    grounds to one rule per (X, P, Q): a cross product of the two roles' moves. The
+    literals joined by non-head variables form components (here one per role);
+    each component ``C`` with head variables ``V`` becomes ``aux(V) :- C``, so the
+    ground program grows with the sum of the components, not their product. A
+    component is only split off when its positive literals bind all of ``V``.
+
+    A single component is split off too when the rest of the body binds head
+    variables beyond ``V``: hex's ``next(connected K M N) :- transfer(E),
+    true(connected E M N), true(step K)`` grounds to K x E x cells rules, but to
+    E x cells + K x cells once ``aux(M, N) :- transfer(E), true(connected E M N)``
+    is its own relation. The static literals of the rest whose variables are all in
+    ``V`` go into the auxiliary body as well, so it grounds only where the rule can.
+    """
+    hv = variables(head)
+    comps = _components(body, hv)
+    grouped = {i for idx in comps for i in idx}
+    rest = [lit for i, lit in enumerate(body) if i not in grouped]
+    if len(comps) == 1 and not _widened(rest, [body[i] for i in comps[0]], hv):
         return [(head, body)]
-    grouped = {i for idx in comps.values() for i in idx}
-    main = [lit for i, lit in enumerate(body) if i not in grouped]
+    if not comps:
+        return [(head, body)]
+    main = list(rest)
     out: list[tuple[Term, list[Lit]]] = []
-    for idx in comps.values():
+    for idx in comps:
         part = [body[i] for i in idx]
-        iface = sorted(set().union(*(literal_variables(lit) for lit in part)) & hv)
+        iface = _interface(part, hv)
         bound = set().union(*(variables(lit[1]) for lit in part if lit[0] == "pos"))
         if not set(iface) <= bound:
             main.extend(part)
             continue
+        guards = [
+            lit for lit in rest
+            if static(lit) and literal_variables(lit) and literal_variables(lit) <= set(iface)
+        ]  # fmt: skip
         counter[0] += 1
         name = f"aux {counter[0]}"  # a space never occurs in a GDL symbol
         aux: Term = Func(name, tuple(Var(v) for v in iface)) if iface else Const(name)
-        out.append((aux, part))
+        out.append((aux, part + guards))
         main.append(("pos", aux))
     out.append((head, main))
     return out
@@ -135,13 +180,20 @@ def dynamic_predicates(rules: list[tuple[Term, list[Lit]]]) -> set[tuple[str, in
 
 def rule_parts(rules: Iterable[Rule]) -> list[Part]:
     """Every rule as ``(head, body)`` parts: ``or`` split, bodies split into components."""
-    parts: list[Part] = []
-    counter = [0]
+    expanded: list[Part] = []
     for rule in rules:
         if isinstance(rule.head, Func | Const) and rule.head.name in IGNORED_HEADS:
             continue
-        for body in _expand(rule):
-            parts.extend(_split(rule.head, body, counter))
+        expanded.extend((rule.head, body) for body in _expand(rule))
+    dynamic = dynamic_predicates(expanded)
+
+    def static(lit: Lit) -> bool:
+        return lit[0] in ("eq", "ne") or predicate(lit[1]) not in dynamic
+
+    parts: list[Part] = []
+    counter = [0]
+    for head, body in expanded:
+        parts.extend(_split(head, body, counter, static))
     return parts
 
 

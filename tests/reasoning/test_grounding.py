@@ -194,3 +194,79 @@ def test_independent_move_literals_are_split_not_multiplied() -> None:
     s = r.next(s, [parse_term("(mark 3)"), parse_term("(mark 3)")])
     assert "(cell 3 a)" in {str(f) for f in r.facts(s)}
     assert "(cell 3 e)" not in {str(f) for f in r.facts(s)}
+
+
+LABELLED = """
+(role p)
+(label 1) (label 2) (label 3) (label 4) (label 5) (label 6)
+(cell a) (cell b) (cell c) (cell d) (cell e) (cell f)
+(succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6)
+(init (step 1))
+(init (owner 1 a)) (init (owner 2 b)) (init (owner 3 c))
+(<= (legal p (pick ?e)) (label ?e) (true (step ?s)) (succ ?s ?t))
+(<= (chosen ?e) (does p (pick ?e)))
+(<= (next (owner ?k ?x)) (chosen ?e) (true (owner ?e ?x)) (true (step ?k)))
+(<= (next (owner ?k ?x)) (true (owner ?k ?x)) (not (chosen ?k)))
+(<= (next (step ?t)) (true (step ?s)) (succ ?s ?t))
+(<= terminal (true (step 6)))
+(<= (goal p 100) (true (owner 6 ?x)))
+(<= (goal p 0) (not (goal p 100)))
+"""
+"""Hex's groups in small: the cells of the picked label go to the label of this step."""
+
+
+def test_a_component_is_split_off_when_the_rest_of_the_rule_widens_it() -> None:
+    gp = ground(parse_rules(LABELLED), timeout=None)
+    # Cells a, b and c can be owned, by 6 labels: 18 heads. Unsplit, next(owner K X) :-
+    # chosen(E), true(owner E X), true(step K) grounds to K * E * X = 108 rules; with
+    # aux(X) :- chosen(E), true(owner E X) split off, to one rule per (K, X), as the
+    # frame rule does.
+    heads = {a for a, t in gp.atoms.items() if str(t).startswith("(next (owner")}
+    assert len(heads) == 18
+    assert sum(1 for head, _ in gp.rules if head in heads) == 2 * 18
+
+
+def test_the_split_game_plays_as_the_prover_says() -> None:
+    from ggpkit.reasoning.fast import PropnetReasoner
+    from ggpkit.reasoning.prover import Prover
+
+    rules = parse_rules(LABELLED)
+    fast, slow = PropnetReasoner.from_rules(rules), Prover(rules)
+    for pick in range(1, 7):
+        a, b = fast.initial(), slow.initial()
+        while not fast.terminal(a):
+            assert fast.facts(a) == slow.facts(b)
+            legal = fast.legal(a, 0)
+            assert legal == slow.legal(b, 0)
+            move = legal[(pick + len(fast.facts(a))) % len(legal)]
+            a, b = fast.next(a, [move]), slow.next(b, [move])
+        assert slow.terminal(b)
+        assert fast.facts(a) == slow.facts(b)
+        assert fast.goal(a, 0) == slow.goal(b, 0)
+
+
+FRAME = """
+(role a)
+(pos 1) (pos 2) (pos 3) (pos 4)
+(<= (other ?x ?p) (pos ?x) (pos ?p) (distinct ?x ?p))
+(<= (init (cell ?x e)) (pos ?x))
+(<= (legal a (mark ?p)) (true (cell ?p e)))
+(<= (next (cell ?x ?v)) (true (cell ?x ?v)) (does a (mark ?p)) (other ?x ?p))
+(<= (next (cell ?p x)) (does a (mark ?p)))
+(<= terminal (not (true (cell 1 e))))
+(<= (goal a 100) terminal)
+(<= (goal a 0) (not terminal))
+"""
+"""A frame rule whose move is joined to the cell by a variable the head does not have."""
+
+
+def test_a_move_stays_in_its_rule_for_the_move_sets() -> None:
+    gp = ground(parse_rules(FRAME), timeout=None)
+    does = {a for a, t in gp.atoms.items() if str(t).startswith("(does")}
+    frame = {a for a, t in gp.atoms.items() if str(t).startswith("(next (cell") and "e)" in str(t)}
+    # One component (the move and 'other') that the cell's value ?v widens; but the
+    # propnet's move sets merge a rule's bodies that differ in their move alone, so the
+    # move stays in the rule rather than going to an auxiliary relation.
+    bodies = [body for head, body in gp.rules if head in frame]
+    assert len(bodies) == 4 * 3
+    assert all(any(abs(x) in does for x in body) for body in bodies)
