@@ -392,11 +392,13 @@ def _schedule(
     """Order, blocks and phases of the three evaluation phases, and the incremental arrays.
 
     Phase A needs what legal and terminal depend on; B what next depends on and G
-    what the goals depend on, each less what A already evaluated.
+    what the goals depend on, each less what A already evaluated. The incremental
+    arrays cover A and B only: the goals' gates are evaluated (phase G) when read.
     """
     a, b, g = (graph.closure(in_start, inputs, np.asarray(r, dtype=np.int32)) for r in roots)
     needs = np.stack([a, b & (a ^ 1), g & (a ^ 1)])
     comp_start, comp_nodes = graph.components(in_start, inputs, a | b | g)
     order, blocks, phases = graph.schedule(kind, in_start, inputs, comp_start, comp_nodes, needs)
-    inc = graph.incremental(kind, in_start, inputs, comp_start, comp_nodes)
+    # Differential propagation keeps legal, terminal and next; goals are evaluated when read.
+    inc = graph.incremental(kind, in_start, inputs, *graph.components(in_start, inputs, a | b))
     return order, blocks, phases, inc

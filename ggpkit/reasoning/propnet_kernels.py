@@ -301,6 +301,8 @@ def playouts(  # type: ignore[no-untyped-def]
             _propagate(kind, in_start, inputs, val, fan_start, fanout, scc, scc_start, scc_nodes,
                        cnt, pend, level, bucket, bucket_start, bucket_len, lohi, old)  # fmt: skip
             steps += 1
+        # The goals' gates are left out of differential propagation: settled once here.
+        eval_phase(kind, in_start, inputs, order, blocks, phases[4], phases[5], val)
         for r in range(nroles):
             found = 0
             value = 0

@@ -155,8 +155,20 @@ def _lit(x, val):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
+def settle_goals(net, val):  # type: ignore[no-untyped-def]
+    """Evaluate the goals' gates for ``val``'s state.
+
+    Differential propagation keeps only what legal, terminal and next depend on (see
+    :func:`~ggpkit.reasoning.propnet_graph.incremental`): counting reversi's discs at
+    every step of a playout doubled its cost, for goals read once at the end.
+    """
+    eval_phase(net[0], net[1], net[2], net[3], net[4], net[5][4], net[5][5], val)
+
+
+@njit(cache=True, nogil=True)
 def goals(net, val, out):  # type: ignore[no-untyped-def]
     """Each role's goal / 100 into ``out``; False unless every role has exactly one."""
+    settle_goals(net, val)
     for r in range(out.shape[0]):
         points = _goal_points(net, val, r)
         if points < 0:
@@ -274,6 +286,7 @@ def expand(node, net, work, val, tree, sizes, joint_limit):  # type: ignore[no-u
         legal[k] = _lit(legal_lits[k], val)
     ended = _lit(terminal_lit, val)
     if ended:
+        settle_goals(net, val)
         for r in range(goal.shape[0]):
             goal[r] = _goal_points(net, val, r)
     return expand_from(node, legal, ended, goal, net[10], tree, sizes, joint_limit)
