@@ -41,6 +41,21 @@ def _gate(n, kind, in_start, inputs, val):  # type: ignore[no-untyped-def]
     return 0
 
 
+@njit(cache=True, nogil=True, inline="always")
+def true_inputs_over(g, kind, in_start, inputs, val):  # type: ignore[no-untyped-def]
+    """Gate ``g``'s count for differential propagation: its true inputs, less all but one
+    of its inputs for an AND, so that for either kind the gate is true iff the count is
+    positive (:func:`_push` then knows from the count alone whether the value changes).
+    """
+    c = 0
+    for k in range(in_start[g], in_start[g + 1]):
+        x = inputs[k]
+        c += val[x >> 1] ^ (x & 1)
+    if kind[g] == KIND_AND:
+        c -= in_start[g + 1] - in_start[g] - 1
+    return c
+
+
 @njit(cache=True, nogil=True)
 def eval_phase(kind, in_start, inputs, order, blocks, b0, b1, val):  # type: ignore[no-untyped-def]
     """Evaluate blocks ``b0 .. b1``: acyclic runs once, cyclic ones to their least fixpoint."""
@@ -114,7 +129,12 @@ def _push(  # type: ignore[no-untyped-def]
     x, skip, val, fan_start, fanout, scc, scc_start, scc_nodes, count, pend, level,
     bucket, bucket_start, bucket_len, lohi,
 ):  # fmt: skip
-    """Node ``x`` just changed value: update its consumers and queue them by level."""
+    """Node ``x`` just changed value: update its consumers and queue them by level.
+
+    An acyclic gate is queued only when its count says its value changes: when the
+    control proposition flips, breakthrough's 310 legal gates all count it, but only
+    the few whose move becomes legal or stops being so need settling.
+    """
     v = val[x]
     for k in range(fan_start[x], fan_start[x + 1]):
         e = fanout[k]
@@ -124,10 +144,13 @@ def _push(  # type: ignore[no-untyped-def]
             if sid == skip:
                 continue
             t = scc_nodes[scc_start[sid]]
-        elif (v ^ (e & 1)) != 0:
-            count[t] += 1
         else:
-            count[t] -= 1
+            if (v ^ (e & 1)) != 0:
+                count[t] += 1
+            else:
+                count[t] -= 1
+            if (count[t] > 0) == (val[t] != 0):
+                continue
         if pend[t] == 0:
             pend[t] = 1
             lv = level[t]
@@ -155,10 +178,7 @@ def _propagate(  # type: ignore[no-untyped-def]
             pend[t] = 0
             sid = scc[t]
             if sid < 0:
-                if kind[t] == KIND_AND:
-                    nv = 1 if count[t] == in_start[t + 1] - in_start[t] else 0
-                else:
-                    nv = 1 if count[t] > 0 else 0
+                nv = 1 if count[t] > 0 else 0
                 if nv != val[t]:
                     val[t] = nv
                     _push(t, -1, val, fan_start, fanout, scc, scc_start, scc_nodes, count,
@@ -219,11 +239,7 @@ def playouts(  # type: ignore[no-untyped-def]
         g = needed[i]
         if level[g] + 1 > nlevels:
             nlevels = level[g] + 1
-        c = 0
-        for k in range(in_start[g], in_start[g + 1]):
-            x = inputs[k]
-            c += val[x >> 1] ^ (x & 1)
-        cnt[g] = c
+        cnt[g] = true_inputs_over(g, kind, in_start, inputs, val)
     for sid in range(scc_start.shape[0] - 1):
         if scc_start[sid + 1] - scc_start[sid] > max_scc:
             max_scc = scc_start[sid + 1] - scc_start[sid]

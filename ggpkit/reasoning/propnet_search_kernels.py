@@ -36,6 +36,7 @@ from ggpkit.reasoning.propnet_kernels import (
     rand_below,
     set_state,
     step64,
+    true_inputs_over,
 )
 from ggpkit.reasoning.tree_kernels import (
     STOP_DONE,
@@ -72,11 +73,7 @@ def prepare(net, work, bits, val):  # type: ignore[no-untyped-def]
         eval_phase(kind, in_start, inputs, order, blocks, phases[2 * p], phases[2 * p + 1], val)
     for i in range(needed.shape[0]):
         g = needed[i]
-        c = 0
-        for k in range(in_start[g], in_start[g + 1]):
-            x = inputs[k]
-            c += val[x >> 1] ^ (x & 1)
-        cnt[g] = c
+        cnt[g] = true_inputs_over(g, kind, in_start, inputs, val)
     chosen = work[8]
     for r in range(chosen.shape[0]):
         chosen[r] = -1
