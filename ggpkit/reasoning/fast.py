@@ -12,7 +12,9 @@ compiled call: that is what a GDL-backed game delegates its playouts to.
 
 from __future__ import annotations
 
+import random
 import threading
+import time
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -34,8 +36,19 @@ from ggpkit.reasoning.grounding import (
 )
 from ggpkit.reasoning.propnet import Propnet, build
 from ggpkit.reasoning.propnet_batch import PropnetStepper
+from ggpkit.reasoning.propnet_split import (
+    ERR_UNTIED,
+    MAX_SPLIT_NODES,
+    SplitPlayouts,
+    find_sentinel,
+    split,
+)
 
 DEFAULT_MAX_STEPS = 100_000
+SPLIT_TRIAL_SECONDS, SPLIT_GAIN = 0.03, 1.15
+"""CPU seconds each network gets to show its speed, and the gain that decides for the split."""
+SENTINEL_LINES, SENTINEL_STEPS = 4, 40
+"""Random lines (and their longest length) that look for whose turn it is."""
 LANE_THRESHOLD = 8
 """Batches of at least this many playouts run 64 at a time (bit-parallel kernel)."""
 
@@ -85,6 +98,9 @@ class PropnetReasoner:
         ]
         init = np.asarray(net.init, dtype=np.uint8)
         self._initial = self._pack(init)
+        self._split_lock = threading.Lock()
+        self._split: SplitPlayouts | None = None
+        self._split_tried = False
         # Compile (or load from cache) the kernels now, not in the middle of a game.
         self.terminal(self._initial)
 
@@ -132,6 +148,88 @@ class PropnetReasoner:
         made = cls(compiled.result)
         made.compile_report = compiled.report
         return made
+
+    def _scalar_playouts(
+        self, bits: npt.NDArray[np.uint8], count: int, seed: int, max_steps: int
+    ) -> tuple[int, int, npt.NDArray[np.int64], int]:
+        """Playouts one at a time: (done, joint moves, goal sums, kernel error code).
+
+        On the network split on whose turn it is where the game has one; a state that
+        breaks the split's ties drops it for good, and the batch runs again on the full
+        network (with the same random streams, so the totals are the same either way).
+        """
+        turns = self._turn_split()
+        if turns is not None:
+            done, moves, sums, err = turns.run(bits, count, seed, max_steps)
+            if err != ERR_UNTIED:
+                return done, moves, sums, err
+            with self._split_lock:
+                self._split = None
+        return self._full_playouts(bits, count, seed, max_steps)
+
+    def _full_playouts(
+        self, bits: npt.NDArray[np.uint8], count: int, seed: int, max_steps: int
+    ) -> tuple[int, int, npt.NDArray[np.int64], int]:
+        """:meth:`_scalar_playouts` on the full network."""
+        net = self.net
+        done, moves, sums, err = k.playouts(
+            net.kind, net.in_start, net.inputs, net.order, net.blocks, net.phases,
+            net.base_nodes, net.next_lits, net.legal_lits, net.does_nodes, net.move_start,
+            net.terminal_lit, net.goal_lits, net.goal_values, net.goal_start,
+            net.fan_start, net.fanout, net.level, net.scc, net.scc_start, net.scc_nodes,
+            net.needed, bits, count, seed, max_steps, self._work().playout_val,
+        )  # fmt: skip
+        return int(done), int(moves), sums, int(err)
+
+    def _turn_split(self) -> SplitPlayouts | None:
+        """The network split on whose turn it is, for scalar playouts; None where no base
+        fact flips at every step (or the network is too big to copy). Found once."""
+        with self._split_lock:
+            if not self._split_tried:
+                self._split_tried = True
+                tied = self._find_sentinel()
+                if tied is not None:
+                    turns = SplitPlayouts(split(self.net, tied))
+                    if self._split_pays(turns):
+                        self._split = turns
+            return self._split
+
+    def _split_pays(self, turns: SplitPlayouts) -> bool:
+        """Whether playouts on the split network are clearly faster than on the full one.
+
+        In connectFour or reversi whose turn it is decides little, and two copies to
+        keep up to date cost more than they save (0.7-0.8x); in breakthrough and
+        checkers it decides every move (2-3x). Timed, by this thread's CPU, from the
+        initial state: the choice changes the speed only, never the totals.
+        """
+        bits = self._unpack(self._initial)
+        rates = []
+        for run in (turns.run, self._full_playouts):
+            run(bits, 1, 0, DEFAULT_MAX_STEPS)  # loaded (and compiled) before it is timed
+            done, began = 0, time.thread_time()
+            while (spent := time.thread_time() - began) < SPLIT_TRIAL_SECONDS:
+                done += run(bits, 1, done + 1, DEFAULT_MAX_STEPS)[0]
+            rates.append(done / spent)
+        return rates[0] > SPLIT_GAIN * rates[1]
+
+    def _find_sentinel(self) -> dict[int, bool] | None:
+        """Whose turn it is (:func:`~ggpkit.reasoning.propnet_split.find_sentinel`), from a
+        few random lines (seeded: the same each time), in a game of several roles."""
+        if len(self.roles) < 2 or self.net.size > MAX_SPLIT_NODES:
+            return None
+        rng = random.Random(0)
+        lines = []
+        try:
+            for _ in range(SENTINEL_LINES):
+                state, line = self._initial, [self._initial]
+                while not self.terminal(state) and len(line) < SENTINEL_STEPS:
+                    joint = [rng.choice(self.legal(state, r)) for r in range(len(self.roles))]
+                    state = self.next(state, joint)
+                    line.append(state)
+                lines.append(line)
+        except (ReasonerError, IndexError):  # no legal move or no goal: no split either
+            return None
+        return find_sentinel(lines, self._unpack)
 
     # ---- states --------------------------------------------------------------------------
 
@@ -275,13 +373,7 @@ class PropnetReasoner:
             seed -= 1 << 64
         bits = self._unpack(state)
         if count < LANE_THRESHOLD:
-            done, moves, sums, err = k.playouts(
-                net.kind, net.in_start, net.inputs, net.order, net.blocks, net.phases,
-                net.base_nodes, net.next_lits, net.legal_lits, net.does_nodes, net.move_start,
-                net.terminal_lit, net.goal_lits, net.goal_values, net.goal_start,
-                net.fan_start, net.fanout, net.level, net.scc, net.scc_start, net.scc_nodes,
-                net.needed, bits, count, seed, max_steps, self._work().playout_val,
-            )  # fmt: skip
+            done, moves, sums, err = self._scalar_playouts(bits, count, seed, max_steps)
         else:
             done, moves, sums, err = k.playouts64(
                 net.kind, net.in_start, net.inputs, net.order, net.blocks, net.phases,

@@ -37,8 +37,8 @@ class PropnetTreeSearch(ArrayTree):
         nroles, nb = len(net.roles), len(net.base)
         super().__init__(nroles, nb, np.uint8, net.move_start, max_nodes, memory)
         self.net = net
-        self._arrays = _net_arrays(net)
-        self._work = _work_arrays(net)
+        self._arrays = net_arrays(net)
+        self._work = work_arrays(net)
         self._val = np.zeros(net.size, dtype=np.uint8)
         self._val[1] = 1
         self._val64 = np.zeros(net.size, dtype=np.uint64)
@@ -105,7 +105,7 @@ class PropnetTreeSearch(ArrayTree):
         return int(code), int(ran), float(played)
 
 
-def _net_arrays(net: Propnet) -> tuple[object, ...]:
+def net_arrays(net: Propnet) -> tuple[object, ...]:
     return (
         net.kind, net.in_start, net.inputs, net.order, net.blocks, net.phases, net.base_nodes,
         net.next_lits, net.legal_lits, net.does_nodes, net.move_start, net.terminal_lit,
@@ -114,7 +114,7 @@ def _net_arrays(net: Propnet) -> tuple[object, ...]:
     )  # fmt: skip
 
 
-def _work_arrays(net: Propnet) -> tuple[object, ...]:
+def work_arrays(net: Propnet) -> tuple[object, ...]:
     """The differential propagation's scratch, laid out as the kernels index it."""
     n = net.size
     levels = net.level[net.needed] if len(net.needed) else np.zeros(0, dtype=np.int32)

@@ -1,0 +1,176 @@
+"""Random playouts on a split propnet (:mod:`ggpkit.reasoning.propnet_split`).
+
+Each copy keeps its own node values and counts (``net``, ``work``, ``val`` as the
+search kernels lay them out); a state is loaded into the copy its sentinel picks,
+pushing only the base facts that differ from what that copy held, so in a game
+where the turn alternates each copy catches up on two plies at a time.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ggpkit.reasoning.propnet_kernels import (
+    ERR_GOAL,
+    ERR_NO_LEGAL,
+    ERR_NONE,
+    ERR_TOO_LONG,
+    _propagate,
+    _push,
+    rand_below,
+    seed_stream,
+)
+from ggpkit.reasoning.propnet_search_kernels import _goal_points, prepare, settle_goals
+
+_PLAYED, _ENDED, _STUCK = 0, 1, 2
+ERR_UNTIED = 4
+"""A state broke a tie the copies were built on: play it on the full network."""
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _ply(  # type: ignore[no-untyped-def]
+    kind, in_start, inputs, fan_start, fanout, level, scc, scc_start, scc_nodes, base_nodes,
+    next_lits, legal_lits, does_nodes, move_start, terminal_lit,
+    cnt, pend, bucket, bucket_start, bucket_len, lohi, old, ks, chosen, val, rng, state, out,
+):  # fmt: skip
+    """Load ``state`` into this copy, then play one random joint move: its next state's
+    bits go to ``out``.
+
+    Returns (``_PLAYED``, ``_ENDED`` at a terminal state or ``_STUCK`` when a role has
+    no legal move; rng). The moves are drawn as the scalar kernel draws them. Arrays,
+    not the tuples the search kernels pass: a tuple handed to a call counts a reference
+    to each of its arrays, at every ply.
+    """
+    for i in range(base_nodes.shape[0]):
+        x = base_nodes[i]
+        if val[x] != state[i]:
+            val[x] = state[i]
+            _push(x, -1, val, fan_start, fanout, scc, scc_start, scc_nodes, cnt, pend, level,
+                  bucket, bucket_start, bucket_len, lohi)  # fmt: skip
+    _propagate(kind, in_start, inputs, val, fan_start, fanout, scc, scc_start, scc_nodes,
+               cnt, pend, level, bucket, bucket_start, bucket_len, lohi, old)  # fmt: skip
+    if (val[terminal_lit >> 1] ^ (terminal_lit & 1)) != 0:
+        return _ENDED, rng
+    for r in range(move_start.shape[0] - 1):
+        nl = 0
+        for k in range(move_start[r], move_start[r + 1]):
+            x = legal_lits[k]
+            nl += val[x >> 1] ^ (x & 1)
+        if nl == 0:
+            return _STUCK, rng
+        rng, j = rand_below(rng, nl)
+        for k in range(move_start[r], move_start[r + 1]):
+            x = legal_lits[k]
+            if (val[x >> 1] ^ (x & 1)) != 0:
+                if j == 0:
+                    ks[r] = k
+                    break
+                j -= 1
+    for r in range(ks.shape[0]):
+        if chosen[r] != ks[r]:
+            if chosen[r] >= 0:
+                x = does_nodes[chosen[r]]
+                val[x] = 0
+                _push(x, -1, val, fan_start, fanout, scc, scc_start, scc_nodes, cnt, pend,
+                      level, bucket, bucket_start, bucket_len, lohi)  # fmt: skip
+            x = does_nodes[ks[r]]
+            val[x] = 1
+            _push(x, -1, val, fan_start, fanout, scc, scc_start, scc_nodes, cnt, pend, level,
+                  bucket, bucket_start, bucket_len, lohi)  # fmt: skip
+            chosen[r] = ks[r]
+    _propagate(kind, in_start, inputs, val, fan_start, fanout, scc, scc_start, scc_nodes,
+               cnt, pend, level, bucket, bucket_start, bucket_len, lohi, old)  # fmt: skip
+    for i in range(next_lits.shape[0]):
+        x = next_lits[i]
+        out[i] = val[x >> 1] ^ (x & 1)
+    return _PLAYED, rng
+
+
+@njit(cache=True, nogil=True)
+def _add_goals(net, val, sums):  # type: ignore[no-untyped-def]
+    """Add each role's goal in ``val``'s state to ``sums``; False unless each has one."""
+    settle_goals(net, val)
+    for r in range(sums.shape[0]):
+        points = _goal_points(net, val, r)
+        if points < 0:
+            return False
+        sums[r] += points
+    return True
+
+
+@njit(cache=True, nogil=True)
+def split_playouts(  # type: ignore[no-untyped-def]
+    net0, work0, val0, net1, work1, val1, ready, tied, tied_value, start_bits, count, seed,
+    max_steps, sums,
+):  # fmt: skip
+    """``count`` random playouts from ``start_bits`` on the two copies (``net1`` holds the
+    sentinel true): (playouts done, joint moves, error code), goal sums added to
+    ``sums``. Playout ``j`` draws from stream ``j`` of ``seed``, as on the full network.
+
+    ``tied`` are the base facts the copies fixed (the sentinel first), with their
+    values in copy 1 (``tied_value``; copy 0 has the opposite): a state where one
+    differs stops the batch with :data:`ERR_UNTIED`. The copies keep their values
+    between calls (``ready[0]`` once they are consistent), so a call pays only for
+    the base facts that differ from the last.
+    """
+    if ready[0] == 0:
+        prepare(net0, work0, start_bits, val0)
+        prepare(net1, work1, start_bits, val1)
+        ready[0] = 1
+    kind0, in_start0, inputs0, base_nodes0, next_lits0 = net0[0], net0[1], net0[2], net0[6], net0[7]
+    legal_lits0, does_nodes0, move_start0, terminal0 = net0[8], net0[9], net0[10], net0[11]
+    fan_start0, fanout0, level0, scc0, scc_start0, scc_nodes0 = (
+        net0[15], net0[16], net0[17], net0[18], net0[19], net0[20],
+    )  # fmt: skip
+    cnt0, pend0, bucket0, bucket_start0, bucket_len0, lohi0, old0, ks0, chosen0 = (
+        work0[0], work0[1], work0[2], work0[3], work0[4], work0[5], work0[6], work0[7], work0[8],
+    )  # fmt: skip
+    kind1, in_start1, inputs1, base_nodes1, next_lits1 = net1[0], net1[1], net1[2], net1[6], net1[7]
+    legal_lits1, does_nodes1, move_start1, terminal1 = net1[8], net1[9], net1[10], net1[11]
+    fan_start1, fanout1, level1, scc1, scc_start1, scc_nodes1 = (
+        net1[15], net1[16], net1[17], net1[18], net1[19], net1[20],
+    )  # fmt: skip
+    cnt1, pend1, bucket1, bucket_start1, bucket_len1, lohi1, old1, ks1, chosen1 = (
+        work1[0], work1[1], work1[2], work1[3], work1[4], work1[5], work1[6], work1[7], work1[8],
+    )  # fmt: skip
+    state = start_bits.copy()
+    out = np.zeros_like(start_bits)
+    moves = 0
+    side = 0
+    for p in range(count):
+        rng = seed_stream(seed, p)
+        state[:] = start_bits
+        steps = 0
+        while True:
+            side = state[tied[0]]
+            for t in range(1, tied.shape[0]):
+                if state[tied[t]] != (tied_value[t] if side else 1 - tied_value[t]):
+                    return p, moves, ERR_UNTIED
+            if side:
+                code, rng = _ply(
+                    kind1, in_start1, inputs1, fan_start1, fanout1, level1, scc1, scc_start1,
+                    scc_nodes1, base_nodes1, next_lits1, legal_lits1, does_nodes1, move_start1,
+                    terminal1, cnt1, pend1, bucket1, bucket_start1, bucket_len1, lohi1, old1,
+                    ks1, chosen1, val1, rng, state, out,
+                )  # fmt: skip
+            else:
+                code, rng = _ply(
+                    kind0, in_start0, inputs0, fan_start0, fanout0, level0, scc0, scc_start0,
+                    scc_nodes0, base_nodes0, next_lits0, legal_lits0, does_nodes0, move_start0,
+                    terminal0, cnt0, pend0, bucket0, bucket_start0, bucket_len0, lohi0, old0,
+                    ks0, chosen0, val0, rng, state, out,
+                )  # fmt: skip
+            if code == _ENDED:
+                break
+            if code == _STUCK:
+                return p, moves, ERR_NO_LEGAL
+            if steps >= max_steps:
+                return p, moves, ERR_TOO_LONG
+            state[:] = out
+            steps += 1
+        ok = _add_goals(net1, val1, sums) if side else _add_goals(net0, val0, sums)
+        if not ok:
+            return p, moves, ERR_GOAL
+        moves += steps
+    return count, moves, ERR_NONE
