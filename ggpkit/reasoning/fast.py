@@ -47,6 +47,9 @@ from ggpkit.reasoning.propnet_split import (
 DEFAULT_MAX_STEPS = 100_000
 SPLIT_TRIAL_SECONDS, SPLIT_GAIN = 0.03, 1.15
 """CPU seconds each network gets to show its speed, and the gain that decides for the split."""
+SPLIT_TRIAL_STEPS = 2_000
+"""Longest trial playout: a game whose random playouts run longer keeps the full network
+(a playout cannot be stopped midway, and the trial must stay short)."""
 SENTINEL_LINES, SENTINEL_STEPS = 4, 40
 """Random lines (and their longest length) that look for whose turn it is."""
 LANE_THRESHOLD = 8
@@ -205,10 +208,10 @@ class PropnetReasoner:
         bits = self._unpack(self._initial)
         rates = []
         for run in (turns.run, self._full_playouts):
-            run(bits, 1, 0, DEFAULT_MAX_STEPS)  # loaded (and compiled) before it is timed
+            run(bits, 1, 0, SPLIT_TRIAL_STEPS)  # loaded (and compiled) before it is timed
             done, began = 0, time.thread_time()
             while (spent := time.thread_time() - began) < SPLIT_TRIAL_SECONDS:
-                done += run(bits, 1, done + 1, DEFAULT_MAX_STEPS)[0]
+                done += run(bits, 1, done + 1, SPLIT_TRIAL_STEPS)[0]
             rates.append(done / spent)
         return rates[0] > SPLIT_GAIN * rates[1]
 
