@@ -259,6 +259,7 @@ def playouts(  # type: ignore[no-untyped-def]
     sums = np.zeros(nroles, dtype=np.int64)
     chosen = np.full(nroles, -1, dtype=np.int64)
     pick_k = np.zeros(nroles, dtype=np.int64)
+    legal_k = np.zeros(max(1, legal_lits.shape[0]), dtype=np.int64)
     moves = 0
     for p in range(count):
         rng = seed_stream(seed, p)
@@ -278,19 +279,14 @@ def playouts(  # type: ignore[no-untyped-def]
                 s = move_start[r]
                 e = move_start[r + 1]
                 nl = 0
-                for k in range(s, e):
+                for k in range(s, e):  # one pass, no branch: every legal k kept in order
                     x = legal_lits[k]
+                    legal_k[nl] = k
                     nl += val[x >> 1] ^ (x & 1)
                 if nl == 0:
                     return p, moves, sums, ERR_NO_LEGAL
                 rng, j = rand_below(rng, nl)
-                for k in range(s, e):
-                    x = legal_lits[k]
-                    if (val[x >> 1] ^ (x & 1)) != 0:
-                        if j == 0:
-                            pick_k[r] = k
-                            break
-                        j -= 1
+                pick_k[r] = legal_k[j]
             for r in range(nroles):
                 if chosen[r] != pick_k[r]:
                     if chosen[r] >= 0:

@@ -33,6 +33,7 @@ def _ply(  # type: ignore[no-untyped-def]
     kind, in_start, inputs, fan_start, fanout, level, scc, scc_start, scc_nodes, base_nodes,
     next_lits, legal_lits, does_nodes, move_start, terminal_lit,
     cnt, pend, bucket, bucket_start, bucket_len, lohi, old, ks, chosen, val, rng, state, out,
+    legal_k,
 ):  # fmt: skip
     """Load ``state`` into this copy, then play one random joint move: its next state's
     bits go to ``out``.
@@ -54,19 +55,14 @@ def _ply(  # type: ignore[no-untyped-def]
         return _ENDED, rng
     for r in range(move_start.shape[0] - 1):
         nl = 0
-        for k in range(move_start[r], move_start[r + 1]):
+        for k in range(move_start[r], move_start[r + 1]):  # one pass, no branch
             x = legal_lits[k]
+            legal_k[nl] = k
             nl += val[x >> 1] ^ (x & 1)
         if nl == 0:
             return _STUCK, rng
         rng, j = rand_below(rng, nl)
-        for k in range(move_start[r], move_start[r + 1]):
-            x = legal_lits[k]
-            if (val[x >> 1] ^ (x & 1)) != 0:
-                if j == 0:
-                    ks[r] = k
-                    break
-                j -= 1
+        ks[r] = legal_k[j]
     for r in range(ks.shape[0]):
         if chosen[r] != ks[r]:
             if chosen[r] >= 0:
@@ -136,6 +132,7 @@ def split_playouts(  # type: ignore[no-untyped-def]
     )  # fmt: skip
     state = start_bits.copy()
     out = np.zeros_like(start_bits)
+    legal_k = np.zeros(max(1, net0[8].shape[0], net1[8].shape[0]), dtype=np.int64)
     moves = 0
     side = 0
     for p in range(count):
@@ -152,14 +149,14 @@ def split_playouts(  # type: ignore[no-untyped-def]
                     kind1, in_start1, inputs1, fan_start1, fanout1, level1, scc1, scc_start1,
                     scc_nodes1, base_nodes1, next_lits1, legal_lits1, does_nodes1, move_start1,
                     terminal1, cnt1, pend1, bucket1, bucket_start1, bucket_len1, lohi1, old1,
-                    ks1, chosen1, val1, rng, state, out,
+                    ks1, chosen1, val1, rng, state, out, legal_k,
                 )  # fmt: skip
             else:
                 code, rng = _ply(
                     kind0, in_start0, inputs0, fan_start0, fanout0, level0, scc0, scc_start0,
                     scc_nodes0, base_nodes0, next_lits0, legal_lits0, does_nodes0, move_start0,
                     terminal0, cnt0, pend0, bucket0, bucket_start0, bucket_len0, lohi0, old0,
-                    ks0, chosen0, val0, rng, state, out,
+                    ks0, chosen0, val0, rng, state, out, legal_k,
                 )  # fmt: skip
             if code == _ENDED:
                 break
