@@ -41,7 +41,9 @@ def _ply(  # type: ignore[no-untyped-def]
     Returns (``_PLAYED``, ``_ENDED`` at a terminal state or ``_STUCK`` when a role has
     no legal move; rng). The moves are drawn as the scalar kernel draws them. Arrays,
     not the tuples the search kernels pass: a tuple handed to a call counts a reference
-    to each of its arrays, at every ply.
+    to each of its arrays, at every ply. The load loop is written out, as in
+    ``propnet_kernels.playouts``: one inlined helper for all such loops measured
+    0.77-0.87x on connectFour and breakthrough.
     """
     for i in range(base_nodes.shape[0]):
         x = base_nodes[i]

@@ -135,9 +135,7 @@ def _split(
     comps = _components(body, hv)
     grouped = {i for idx in comps for i in idx}
     rest = [lit for i, lit in enumerate(body) if i not in grouped]
-    if len(comps) == 1 and not _widened(rest, [body[i] for i in comps[0]], hv):
-        return [(head, body)]
-    if not comps:
+    if not comps or (len(comps) == 1 and not _widened(rest, [body[i] for i in comps[0]], hv)):
         return [(head, body)]
     main = list(rest)
     out: list[tuple[Term, list[Lit]]] = []
