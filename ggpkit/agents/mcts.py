@@ -41,11 +41,15 @@ Why these choices:
   expansion, playouts, backups and proofs without the interpreter, at a large
   multiple of the Python tree's iterations. The choice of move, the best line of a
   one-player game, thoughts and root-parallel merging read its root statistics. In
-  games of several roles, ``paths`` (default 64) paths descend, each counting a
+  games of several roles, ``paths`` paths descend, each counting a
   virtual loss on its way, before their leaves share one 64-lane batch of playouts:
-  a leaf then costs a 64th of a batch instead of a scalar playout, and the tree
-  grows 10-30x faster than one leaf at a time. With ``paths=1`` (or MAST, or GRAVE)
-  a ``leaf`` of 8 or more becomes a full 64-lane batch at one leaf (it costs the
+  a leaf then costs a fraction of a batch instead of a scalar playout, and the tree
+  grows 10-30x faster than one leaf at a time. Unless given, ``paths`` is chosen per
+  game so that a path's playouts cost about what the path does
+  (:mod:`~ggpkit.agents.batch_split`: 64 paths of one playout on most propnets, 4
+  paths of 16 on breakthrough-holes' bitboards), from the playouts timed in
+  :meth:`start` and what the tree spent a path in the last search. With ``paths=1``
+  (or MAST, or GRAVE) a ``leaf`` of 8 or more becomes a full 64-lane batch at one leaf (it costs the
   same). Where several roles choose at once, the compiled tree's paths search with
   decoupled UCB (each role its own statistics, blind to the others' pick; the
   Python tree uses Exp3 there). A state it cannot search (several roles choosing
@@ -75,6 +79,12 @@ from collections.abc import Hashable, Sequence
 from typing import Any
 
 from ggpkit.agents.base import Agent, Limit, Thoughts
+from ggpkit.agents.batch_split import (
+    LANES,
+    path_seconds,
+    paths_sharing_a_batch,
+    time_playouts,
+)
 from ggpkit.agents.goal_heuristic import goal_heuristic_weight
 from ggpkit.agents.material_heuristic import MATERIAL_WEIGHT, material_sets
 from ggpkit.agents.probe import probe_matches
@@ -97,8 +107,8 @@ connect5's 64 moves, and the block of an open three got 6% of them. 0.4 (CadiaPl
 40 on the 0-100 goal scale) beat 1.4 10-0 on knightThrough and on breakthroughSmall
 and drew 5-5 on connectFour (0.5 s a move, DEVELOPERS.md)."""
 
-LANES = 64
-"""Playouts of one batch of the bit-parallel kernel: a compiled tree's leaf batch."""
+CALIBRATION_SECONDS = 0.03
+"""The search in :meth:`MCTSAgent.start` that times a path of the compiled tree."""
 
 SLOW_BATCH_SHARE = 0.5
 """A compiled call cannot be stopped: where one batch of 64 playouts takes more than this
@@ -204,7 +214,7 @@ class MCTSAgent(Agent):
         compiled: int = 1,
         mast: int = 0,
         grave: int = 0,
-        paths: int = 64,
+        paths: int | None = None,
         goals: float | None = None,
         material: float | None = None,
     ) -> None:
@@ -232,8 +242,13 @@ class MCTSAgent(Agent):
         """Playouts in the compiled tree choose moves by MAST (one playout per leaf)."""
         self.grave = max(0, grave)
         """The compiled tree selects by GRAVE with this reference threshold (0: UCB)."""
-        self.paths = min(LANES, max(1, paths))
-        """Paths the compiled tree descends before their leaves share one 64-lane batch."""
+        self.paths_option = None if paths is None else min(LANES, max(1, paths))
+        """Paths the compiled tree descends before their leaves share one 64-lane batch,
+        as given (None: chosen per game, see :mod:`~ggpkit.agents.batch_split`)."""
+        self.paths = self.paths_option or LANES
+        """Those paths in this match (the choice is revised after every search)."""
+        self._playout_seconds = 0.0
+        """What one more compiled playout costs in this game (timed in :meth:`start`)."""
         self.goals_option = None if goals is None else min(1.0, max(0.0, goals))
         """The goal heuristic's weight as given (None: decided per game at the start)."""
         self.goals = self.goals_option or 0.0
@@ -262,8 +277,9 @@ class MCTSAgent(Agent):
 
         The first call of a compiled kernel loads (or compiles) it, which can take
         most of a second: better here, before the clock runs, than in the first move.
-        Then one batch of 64 playouts is timed (see :data:`SLOW_BATCH_SHARE`). Unless
-        given, the heuristics are decided here, by random matches (the goal heuristic,
+        Then a batch of 64 playouts is timed (see :data:`SLOW_BATCH_SHARE`), and a
+        short search times a path of the compiled tree (see
+        :mod:`~ggpkit.agents.batch_split`). Unless given, the heuristics are decided here, by random matches (the goal heuristic,
         else the material heuristic: :mod:`~ggpkit.agents.goal_heuristic`,
         :mod:`~ggpkit.agents.material_heuristic`; seeded, so root-parallel workers agree).
         """
@@ -271,14 +287,26 @@ class MCTSAgent(Agent):
         if self._tree is not None and len(game.roles) > 1:
             self._decide_heuristics(game)
         if self._compiled:
-            game.playout_stats(game.initial_state(), 1, 0)
-            began = time.perf_counter()
-            game.playout_stats(game.initial_state(), LANES, 0)
-            self._batch_seconds = time.perf_counter() - began
+            self._batch_seconds, self._playout_seconds = time_playouts(game, game.initial_state())
+            self._calibrate(game, role)
         if self._hint is not None:
             self._hint.solve(game, game.initial_state(), role)
         if self._workers is not None:
             self._workers.start(game, role)
+
+    def _calibrate(self, game: Game[Any], role: str) -> None:
+        """A short search from the start, so that the first move's batches are split
+        by what a path costs in this game (the tree keeps what it found)."""
+        state = game.initial_state()
+        if self.paths_option is not None or self._tree is None or game.is_terminal(state):
+            return
+        if self._batch_seconds > CALIBRATION_SECONDS:
+            return  # a slow network: its playouts outweigh any path
+        try:  # the first search loads the tree's kernels: only the second is timed
+            self._search_tree(self._tree, game, state, role, None, 1)
+            self._search_tree(self._tree, game, state, role, CALIBRATION_SECONDS, None)
+        except GameError:  # a state the compiled tree cannot search: Python from now on
+            self._tree = None
 
     def _decide_heuristics(self, game: Game[Any]) -> None:
         """The goal heuristic's weight, else the material heuristic's pieces and weight."""
@@ -305,8 +333,8 @@ class MCTSAgent(Agent):
         seed = self.rng.randrange(2**63)
         return MCTSAgent(
             self.limit, self.c, seed, self.max_nodes, self.leaf,
-            compiled=int(self.use_tree), mast=int(self.mast), grave=self.grave, paths=self.paths,
-            goals=self.goals_option, material=self.material_option,
+            compiled=int(self.use_tree), mast=int(self.mast), grave=self.grave,
+            paths=self.paths_option, goals=self.goals_option, material=self.material_option,
         )  # fmt: skip
 
     def root_visits(self, role: str) -> dict[Term, int]:
@@ -364,6 +392,8 @@ class MCTSAgent(Agent):
         caps = game.info.capabilities
         self._compiled = caps.compiled_playouts and len(game.roles) > 1
         self._batch_seconds = 0.0
+        self._playout_seconds = 0.0
+        self.paths = self.paths_option or LANES
         if self.use_tree and caps.tree_search is not None:
             self._tree = caps.tree_search(self.max_nodes)
         if len(game.roles) == 1 and caps.hint is not None:
@@ -463,33 +493,8 @@ class MCTSAgent(Agent):
         deadline: float,
     ) -> Term:
         """The search of :meth:`_select` run in the game's compiled tree."""
-        # A 64-lane batch costs the same for 8 playouts as for 64: fill it.
-        batched = self.paths > 1 and len(game.roles) > 1 and not self.mast and not self.grave
-        if batched:  # the paths share the batch's lanes
-            leaf = per_iteration = LANES // self.paths
-        else:
-            leaf = LANES if self._compiled and self.leaf >= 8 else self.leaf
-            per_iteration = leaf if leaf >= 8 else 1
-        iterations = None if limit.playouts is None else -(-limit.playouts // per_iteration)
         seconds = None if deadline == math.inf else max(0.0, deadline - time.perf_counter())
-        if seconds is None and iterations is None:
-            iterations = 1
-        seed = self.rng.getrandbits(63)
-        c = self.c if self.c is not None else UCB_C_PATHS if batched else UCB_C
-        report = tree.search(
-            state,
-            seconds,
-            iterations,
-            c,
-            leaf,
-            seed,
-            mast=self.mast,
-            grave=self.grave,
-            paths=self.paths,
-            goals=self.goals,
-            role=role,
-            material=self.pieces,
-        )
+        report = self._search_tree(tree, game, state, role, seconds, limit.playouts)
         self._report = report
         self.last_iterations = report.iterations
         self.last_playouts = round(report.playouts)
@@ -511,6 +516,51 @@ class MCTSAgent(Agent):
         own = self.root_visits(role)  # the moves this search has not proven worse
         others = [{m: n for m, n in visits.items() if m in own} for visits in others]
         return merged_choice(own, others, choice)
+
+    def _search_tree(
+        self,
+        tree: TreeSearch,
+        game: Game[Any],
+        state: Hashable,
+        role: str,
+        seconds: float | None,
+        playouts: int | None,
+    ) -> TreeReport:
+        """One search of the compiled tree within the limits; then the paths of a batch
+        are chosen again from what this search spent a path (unless given)."""
+        # A 64-lane batch costs the same for 8 playouts as for 64: fill it.
+        batched = self.paths > 1 and len(game.roles) > 1 and not self.mast and not self.grave
+        if batched:  # the paths share the batch's lanes
+            leaf = per_iteration = LANES // self.paths
+        else:
+            leaf = LANES if self._compiled and self.leaf >= 8 else self.leaf
+            per_iteration = leaf if leaf >= 8 else 1
+        iterations = None if playouts is None else -(-playouts // per_iteration)
+        if seconds is None and iterations is None:
+            iterations = 1
+        seed = self.rng.getrandbits(63)
+        c = self.c if self.c is not None else UCB_C_PATHS if batched else UCB_C
+        began = time.perf_counter()
+        report = tree.search(
+            state,
+            seconds,
+            iterations,
+            c,
+            leaf,
+            seed,
+            mast=self.mast,
+            grave=self.grave,
+            paths=self.paths,
+            goals=self.goals,
+            role=role,
+            material=self.pieces,
+        )
+        if batched and self.paths_option is None:
+            took = time.perf_counter() - began
+            spent = path_seconds(took, report.iterations, report.playouts, self._playout_seconds)
+            if not math.isnan(spent):
+                self.paths = paths_sharing_a_batch(spent, self._playout_seconds)
+        return report
 
     def _keep_line(self, game: Game[Any], state: Hashable, report: TreeReport) -> None:
         """Keep the compiled search's best line when it beats the best line kept so far."""
