@@ -10,8 +10,8 @@ virtual losses, solver proofs, compaction) and the game supplies three batch ker
 2. the game makes the children the paths need (``children``) and they are stored;
 3. the game plays out the paths' leaves (``playouts``) and the paths are backed up.
 
-The interpreter is entered a few times per batch of up to 64 paths, so it costs
-about a microsecond per iteration. Games of several roles, turn-taking only; MAST
+The whole loop is compiled (:mod:`~ggpkit.games.native_tree_kernels`): the interpreter
+is entered once per call of about 10 ms. Games of several roles, turn-taking only; MAST
 and GRAVE are the propnet tree's (asked for here, the agent searches in Python).
 """
 
@@ -38,8 +38,8 @@ class NativeTreeKernels:
 
     Rows are the states as ``words`` uint64 each; role r's moves are the indices
     ``move_start[r]`` to ``move_start[r + 1] - 1`` (a role without a choice has one,
-    its noop). The three kernels are compiled (numba) functions over a batch, each
-    also given the game's ``variant`` flag last (captures allowed, a barrel board):
+    its noop). The kernels are compiled (numba) functions over a batch, each also given
+    the game's ``variant`` flag last (captures allowed, a barrel board):
 
     - ``describe(rows, idx, legal, term, goal)``: for each ``j``, state ``rows[idx[j]]``'s
       legal moves as flags in ``legal[j]``, whether it is terminal in ``term[j]`` and,
@@ -47,7 +47,10 @@ class NativeTreeKernels:
     - ``children(rows, idx, joint, legal, term, goal)``: first turn ``rows[idx[j]]`` into
       its child by the joint move ``joint[j]`` (move indices), then describe it;
     - ``playouts(rows, count, seed, sums) -> joint moves played``: ``count`` random
-      playouts from each row, each role's goals summed into ``sums[j]``.
+      playouts from each row, each role's goals summed into ``sums[j]``;
+    - ``batches``: the tree's search loop over these two,
+      :func:`~ggpkit.games.native_tree_kernels.run_batches` called with them by a
+      compiled function of the game's module (so that numba caches it).
     """
 
     words: int
@@ -59,6 +62,7 @@ class NativeTreeKernels:
     describe: Any = field(compare=False)
     children: Any = field(compare=False)
     playouts: Any = field(compare=False)
+    batches: Any = field(compare=False)
     variant: bool = False
     fact_bit: Callable[[Term], tuple[int, int] | None] | None = field(default=None, compare=False)
     """A fact -> its (word, bit) in the rows, or None where no one bit holds it; without
@@ -115,21 +119,14 @@ class NativeTree(ArrayTree):
             code = self._expand_root(q)
             if code != tk.STOP_DONE:
                 return code, 0, 0.0
-        state = np.uint64(rng.integers(1, 2**63))
-        per_path = max(1, leaf)
-        done = 0
-        played = 0.0
-        while done < n and tree[7][root] == 0:
-            drawn, ran, nq = tk.descend_batch(
-                tree, self._sizes, root, c, state, float(per_path), q, n - done, self._reward
-            )
-            state = np.uint64(drawn)  # numba hands a uint64 back as a Python int
-            done += int(ran)
-            code = self._make_children(q, nq, per_path)
-            if code != tk.STOP_DONE:
-                return code, done, played
-            played += self._play_out(q, nq, per_path, int(rng.integers(0, 2**63)))
-        return (tk.STOP_PROVEN if tree[7][root] else tk.STOP_DONE), done, played
+        k = self.kernels  # the kernels give goals only in terminal states: the goal
+        # weight is the material heuristic's, where the kernels can count pieces
+        code, _rng, done, played = k.batches(
+            tree, self._sizes, root, c, np.uint64(rng.integers(1, 2**63)), max(1, leaf), q, n,
+            self._reward, self.move_start, k.variant, self.material, self.material_base,
+            self.goal_weight,
+        )  # fmt: skip
+        return int(code), int(done), float(played)
 
     def _expand_root(self, q: tuple[npt.NDArray[Any], ...]) -> int:
         q[4][0, :] = self._tree[0][self._root]
@@ -147,44 +144,6 @@ class NativeTree(ArrayTree):
                 tk.MAX_JOINT_MOVES,
             )
         )
-
-    def _make_children(self, q: tuple[npt.NDArray[Any], ...], nq: int, per_path: int) -> int:
-        m = int(tk.queue_joints(self._tree, q, nq))
-        if m == 0:
-            return tk.STOP_DONE
-        self.kernels.children(q[4], q[10][:m], q[6], q[7], q[8], q[9], self.kernels.variant)
-        by_pieces = self._by_pieces()
-        if by_pieces:
-            tk.material_goals(q, m, self.material, self.material_base)
-        return int(
-            tk.attach_children(
-                self._tree,
-                self._sizes,
-                q,
-                m,
-                self.move_start,
-                self._reward,
-                float(per_path),
-                by_pieces,
-            )
-        )
-
-    def _by_pieces(self) -> bool:
-        """Whether leaves are valued partly by the pieces (the kernels give goals only in
-        terminal states: the material heuristic is the only one here)."""
-        return self.goal_weight > 0.0 and self.material.shape[0] > 0
-
-    def _play_out(
-        self, q: tuple[npt.NDArray[Any], ...], nq: int, per_path: int, seed: int
-    ) -> float:
-        m = int(tk.gather_leaves(q, nq))
-        if m == 0:
-            return 0.0
-        q[5][:m] = 0
-        self.kernels.playouts(q[4][:m], per_path, seed, q[5], self.kernels.variant)
-        weight = self.goal_weight if self._by_pieces() else 0.0
-        tk.backup_leaves(self._tree, q, m, per_path, self._reward, weight)
-        return float(m * per_path)
 
 
 class NativeTreeSearch:

@@ -20,8 +20,10 @@ from ggpkit.games.api import Game
     ("per_path", "per_playout", "paths"),
     [
         (7e-6, 0.27e-6, 4),  # 26 playouts' worth of tree a path: 16 a leaf at most
-        (7e-6, 0.9e-6, 16),  # 7.8: 4 a leaf
+        (7e-6, 0.9e-6, 8),  # 7.8: 8 a leaf
+        (5e-6, 0.9e-6, 16),  # 5.6: 4 a leaf (2^2.47)
         (6e-6, 2.9e-6, 32),  # 2.1: 2 a leaf
+        (4e-6, 2.9e-6, 64),  # 1.4: one (2^0.46)
         (6e-6, 17e-6, 64),  # a playout costs more than a path: one each
         (8e-6, 1e-6, 8),  # exactly 8: 8 a leaf
         (0.0, 1e-6, 64),
