@@ -51,29 +51,14 @@ fact_bit = BoardBits("cell", (("white", 0), ("black", 1)), 6, 6)
 """A pawn's fact ``(cell x y white|black)`` -> its (row word, bit)."""
 
 
-PLAIN = NativeTreeKernels(
-    3,
-    MOVE_START,
-    state_row,
-    move_term,
-    tree_k.describe,
-    tree_k.children,
-    tree_k.playouts,
-    batches,
-    False,
-    fact_bit,
-)
+def _kernels(capture: bool) -> NativeTreeKernels:
+    return NativeTreeKernels(
+        3, MOVE_START, state_row, move_term, tree_k.describe, tree_k.children, tree_k.playouts,
+        batches, capture, fact_bit,
+    )  # fmt: skip
+
+
+PLAIN = _kernels(False)
 """Breakthrough-holes without captures."""
-CAPTURE = NativeTreeKernels(
-    3,
-    MOVE_START,
-    state_row,
-    move_term,
-    tree_k.describe,
-    tree_k.children,
-    tree_k.playouts,
-    batches,
-    True,
-    fact_bit,
-)
+CAPTURE = _kernels(True)
 """Breakthrough-holes with diagonal captures (the public breakthroughSmallHoles)."""

@@ -58,15 +58,14 @@ fact_bit = BoardBits("location", (("blackPawn", 0), ("redPawn", 1)), 8, 8)
 """A pawn's fact ``(location x y blackPawn|redPawn)`` -> its (row word, bit)."""
 
 
-PLAIN = NativeTreeKernels(
-    6, MOVE_START, state_row, partial(move_term, False), tree_k.describe, tree_k.children,
-    tree_k.playouts, batches, False,
-    fact_bit,
-)  # fmt: skip
+def _kernels(barrel: bool) -> NativeTreeKernels:
+    return NativeTreeKernels(
+        6, MOVE_START, state_row, partial(move_term, barrel), tree_k.describe, tree_k.children,
+        tree_k.playouts, batches, barrel, fact_bit,
+    )  # fmt: skip
+
+
+PLAIN = _kernels(False)
 """Pawn checkers on the plain board."""
-BARREL = NativeTreeKernels(
-    6, MOVE_START, state_row, partial(move_term, True), tree_k.describe, tree_k.children,
-    tree_k.playouts, batches, True,
-    fact_bit,
-)  # fmt: skip
+BARREL = _kernels(True)
 """Pawn checkers on the barrel (rows wrap)."""
