@@ -279,9 +279,10 @@ class MCTSAgent(Agent):
         most of a second: better here, before the clock runs, than in the first move.
         Then a batch of 64 playouts is timed (see :data:`SLOW_BATCH_SHARE`), and a
         short search times a path of the compiled tree (see
-        :mod:`~ggpkit.agents.batch_split`). Unless given, the heuristics are decided here, by random matches (the goal heuristic,
-        else the material heuristic: :mod:`~ggpkit.agents.goal_heuristic`,
-        :mod:`~ggpkit.agents.material_heuristic`; seeded, so root-parallel workers agree).
+        :mod:`~ggpkit.agents.batch_split`). Unless given, the heuristics are decided
+        here, by random matches (the goal heuristic, else the material heuristic:
+        :mod:`~ggpkit.agents.goal_heuristic`, :mod:`~ggpkit.agents.material_heuristic`;
+        seeded, so root-parallel workers agree).
         """
         self._reset(game)
         if self._tree is not None and len(game.roles) > 1:

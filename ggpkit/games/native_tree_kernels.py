@@ -35,7 +35,7 @@ def run_batches(  # type: ignore[no-untyped-def]
     (:func:`tk.material_goals`), the rest of its playouts.
     """
     by_pieces = weight > 0.0 and masks.shape[0] > 0
-    w = float(per_path)
+    w = 1.0  # a path is one visit (see tree_kernels.backup_leaves)
     done = 0
     played = 0.0
     while done < limit and tree[7][root] == 0:

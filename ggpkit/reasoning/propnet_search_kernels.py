@@ -508,7 +508,7 @@ def iterate_paths(  # type: ignore[no-untyped-def]
     (:func:`~ggpkit.reasoning.tree_kernels.material_goals`).
     """
     rng = seed | np.uint64(1)
-    w = float(per_path)
+    w = 1.0  # a path is one visit (see tree_kernels.backup_leaves)
     done = 0
     playouts = 0.0
     if tree[2][root] < 0 and tree[7][root] == 0:

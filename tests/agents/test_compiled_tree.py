@@ -87,14 +87,16 @@ def test_root_statistics_cover_the_legal_moves_and_every_iteration(paths: int) -
 
 @pytest.mark.parametrize(("name", "leaf"), [("connectFour", 1), ("breakthroughSmall", 3)])
 def test_batched_paths_count_every_visit_once(name: str, leaf: int) -> None:
-    """With paths played out together, a path counts its visits on the way down (a
+    """With paths played out together, a path counts its visit on the way down (a
     virtual loss) and its rewards on the way back: once all are back, every node but
     the root counts as many visits as the edges into it (more than one where states
-    transpose), ``leaf`` samples a path, and every mean reward is within 0..1."""
+    transpose), a path is one visit however many playouts it has (``leaf``), and every
+    mean reward is within 0..1."""
     game = public(name)
     tree = tree_of(game)
     report = tree.search(game.initial_state(), None, 2000, 1.4, leaf, 3, paths=32)
-    assert report.iterations == 2000 and sum(report.visits) == 2000 * leaf
+    assert report.iterations == 2000 and sum(report.visits) == 2000
+    assert report.playouts == 2000 * leaf
     arrays = tree.tree._tree  # type: ignore[attr-defined]
     nedges = int(tree.tree._sizes[1])  # type: ignore[attr-defined]
     child, count, sums = arrays[9][:nedges], arrays[11][:nedges], arrays[12][:nedges]
