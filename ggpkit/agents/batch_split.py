@@ -19,7 +19,7 @@ a visit, the split won 19-1 (and 8 paths of 8 beat 64 of one 17-3 on
 breakthrough-holes), but it lost both matches to Sancho on breakthroughSmallHoles,
 blundering in 15 moves: counting 16 visits a path made UCB's exploration a quarter
 as wide, which beat our own search and lost to a stronger one. With a path one visit,
-1-1 against Sancho there.
+3-3 against Sancho there over three rounds of both role orders.
 """
 
 from __future__ import annotations

@@ -121,7 +121,7 @@ class NativeTree(ArrayTree):
                 return code, 0, 0.0
         k = self.kernels  # the kernels give goals only in terminal states: the goal
         # weight is the material heuristic's, where the kernels can count pieces
-        code, _rng, done, played = k.batches(
+        code, done, played = k.batches(
             tree, self._sizes, root, c, np.uint64(rng.integers(1, 2**63)), max(1, leaf), q, n,
             self._reward, self.move_start, k.variant, self.material, self.material_base,
             self.goal_weight,

@@ -28,7 +28,7 @@ def run_batches(  # type: ignore[no-untyped-def]
     weight, children, playouts,
 ):  # fmt: skip
     """Batches of paths from ``root`` until ``limit`` paths ran or the root is proven:
-    (stop code, rng, paths run, playouts played).
+    (stop code, paths run, playouts played).
 
     Each path's leaf gets ``per_path`` playouts. ``weight`` > 0 with ``masks`` (one
     row per role): a new leaf is worth that share of the material heuristic's goals
@@ -48,7 +48,7 @@ def run_batches(  # type: ignore[no-untyped-def]
                 tk.material_goals(q, m, masks, base)
             code = tk.attach_children(tree, sizes, q, m, move_start, reward, w, by_pieces)
             if code != tk.STOP_DONE:
-                return code, rng, done, played
+                return code, done, played
         k = tk.gather_leaves(q, nq)
         if k > 0:
             q[5][:k] = 0
@@ -57,4 +57,4 @@ def run_batches(  # type: ignore[no-untyped-def]
             tk.backup_leaves(tree, q, k, per_path, reward, weight if by_pieces else 0.0)
             played += k * per_path
     stop = tk.STOP_PROVEN if tree[7][root] != 0 else tk.STOP_DONE
-    return stop, rng, done, played
+    return stop, done, played
