@@ -65,6 +65,12 @@ class Agent(ABC):
 
     name: str = "agent"
 
+    ponders: bool = False
+    """Whether :meth:`select` on a state where the role has no choice to make still helps
+    the agent (its search there is kept for its next move): the GGP player then spends
+    those play clocks, and what is left of the start clock, in :meth:`select`, as the
+    champion players do, instead of answering at once."""
+
     def start(self, game: Game[Any], role: str) -> None:  # noqa: B027 - optional hook
         """A match begins: the agent plays ``role`` in ``game``."""
 

@@ -202,6 +202,7 @@ class MCTSAgent(Agent):
     """
 
     name = "mcts"
+    ponders = True
 
     def __init__(
         self,

@@ -39,6 +39,15 @@ def within_time_limit(seconds: float, fn: Callable[[], T]) -> Callable[[], T]:
     return limited
 
 
+def thinking_time(seconds: float) -> float:
+    """What an agent is told it may think when the runner waits ``seconds`` for it.
+
+    Less than the wait: agents overshoot a little (first-call set-up, garbage
+    collection), and a late move is a lost move.
+    """
+    return max(seconds - max(0.1, seconds * 0.1), 0.0)
+
+
 def in_daemon_thread(fn: Callable[[], T]) -> asyncio.Future[T]:
     """Run ``fn`` in a new daemon thread; a future of its result on the running loop.
 
@@ -126,12 +135,18 @@ class AgentRunner:
         return None
 
     async def select(
-        self, game: Game[Any], state: Hashable, role: str, seconds: float | None
+        self,
+        game: Game[Any],
+        state: Hashable,
+        role: str,
+        seconds: float | None,
+        ponder: bool = False,
     ) -> Choice:
         """A legal move within ``seconds`` (None: no clock; the agent's own limit applies).
 
         The agent's move, or a random legal one with the fault's code when it is late,
-        fails or chooses an illegal move.
+        fails or chooses an illegal move. Where ``role`` has a single legal move, that
+        is the answer; with ``ponder``, a pondering agent searches until then anyway.
         """
 
         # Off the event loop: on a large game the rules alone can take a while.
@@ -141,7 +156,9 @@ class AgentRunner:
         legal = await in_daemon_thread(
             legal_moves if seconds is None else within_time_limit(seconds, legal_moves)
         )
-        if len(legal) == 1:  # no choice to make: the agent is not asked
+        if len(legal) == 1:  # no choice to make: the agent is not asked (but may ponder)
+            if ponder and seconds is not None:
+                await self.ponder(game, state, role, seconds)
             return Choice(legal[0])
         fallback = self.rng.choice(legal)
         if seconds is None:
@@ -150,9 +167,7 @@ class AgentRunner:
         if not await self._wait_idle(max(seconds, 0.0)):
             return Choice(fallback, "the agent was still busy with the previous move", "TO")
         remaining = max(deadline - asyncio.get_running_loop().time(), 0.0)
-        # The agent is told less than the runner waits: agents overshoot a little
-        # (first-call set-up, garbage collection), and a late move is a lost move.
-        limit = Limit(time=max(remaining - max(0.1, remaining * 0.1), 0.0))
+        limit = Limit(time=thinking_time(remaining))
         self._busy = in_daemon_thread(
             within_time_limit(remaining, lambda: self.agent.select(game, state, role, limit))
         )
@@ -163,6 +178,26 @@ class AgentRunner:
         except Exception as e:
             return Choice(fallback, f"the agent failed: {type(e).__name__}: {e}", "CE")
         return self._checked(move, legal, fallback)
+
+    async def ponder(self, game: Game[Any], state: Hashable, role: str, seconds: float) -> None:
+        """Let a pondering agent (:attr:`Agent.ponders`) search ``state`` for ``seconds``
+        where nothing it answers counts: the opponent's turn, or the rest of a start clock.
+
+        Why: a tree search keeps what it found, and the next move starts from it; a
+        champion player thinks through every clock it is given. A late or failed search
+        is not a fault here; the next call waits for it, as for any late search.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + max(seconds, 0.0)
+        if not self.agent.ponders or seconds <= 0 or not await self._wait_idle(seconds):
+            return
+        remaining = max(deadline - loop.time(), 0.0)
+        limit = Limit(time=thinking_time(remaining))
+        self._busy = in_daemon_thread(
+            within_time_limit(remaining, lambda: self.agent.select(game, state, role, limit))
+        )
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(asyncio.shield(self._busy), remaining)
 
     async def _untimed(
         self, game: Game[Any], state: Hashable, role: str, legal: list[Term], fallback: Term

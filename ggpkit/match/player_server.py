@@ -322,6 +322,8 @@ class PlayerService:
         self.current = match
         self._record(self.recorder.match_started, record)
         match.watcher = asyncio.create_task(self._end_when_silent(match))
+        if pending_propnet(game) is None:  # a late propnet's compile needs the core more
+            await runner.ponder(game, match.state, msg.role, deadline - loop.time())
         return "ready"
 
     async def _load(self, msg: Start, deadline: float) -> Game[Any] | None:
@@ -408,7 +410,9 @@ class PlayerService:
             return "noop"  # nothing is legal; the manager should have sent STOP
         await self._take_late_propnet(match, deadline)
         game = match.game
-        choice = await match.runner.select(game, match.state, match.role, deadline - loop.time())
+        choice = await match.runner.select(
+            game, match.state, match.role, deadline - loop.time(), ponder=True
+        )
         if choice.problem:
             log.warning("match %s: %s; playing %s", match.match_id, choice.problem, choice.move)
         return str(choice.move)

@@ -140,6 +140,27 @@ class LastAgent(FirstAgent):
         return game.legal_moves(state, role)[-1]
 
 
+class RecordingAgent(FirstAgent):
+    """The first legal move, keeping every state it is asked about and the time it is given."""
+
+    name = "recording"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: list[tuple[Hashable, float | None]] = []
+
+    def select(self, game: Game[Any], state: Hashable, role: str, limit: Limit) -> Term:
+        self.asked.append((state, limit.time))
+        return super().select(game, state, role, limit)
+
+
+class PonderingAgent(RecordingAgent):
+    """A recording agent that asks to think where it has no choice (see Agent.ponders)."""
+
+    name = "pondering"
+    ponders = True
+
+
 class SleepyAgent(FirstAgent):
     """Thinks far longer than any clock."""
 

@@ -11,6 +11,7 @@ from ggpkit.games.api import GameError
 from ggpkit.games.gdl_game import load_kif_text
 from ggpkit.match import agent_runner
 from ggpkit.match.agent_runner import AgentRunner
+from match.support import PonderingAgent, RecordingAgent, TinyGame
 
 pytestmark = pytest.mark.anyio
 
@@ -38,3 +39,20 @@ async def test_legal_moves_that_never_end_are_stopped_after_the_clock(
     with pytest.raises(GameError, match="longer than"):
         # Without a limit on the query this would wait for ever (here: 60 s, then fail).
         await asyncio.wait_for(runner.select(game, game.initial_state(), "p", 0.2), 60)
+
+
+@pytest.mark.parametrize(
+    ("agent", "ponder", "asked"),
+    [(RecordingAgent, True, False), (PonderingAgent, False, False), (PonderingAgent, True, True)],
+)
+async def test_a_forced_move_is_answered_at_once_unless_the_agent_ponders(
+    agent: type[RecordingAgent], ponder: bool, asked: bool
+) -> None:
+    game = TinyGame()
+    state = game.next_state(game.initial_state(), ["(add 1)", "noop"])
+    assert len(game.legal_moves(state, "white")) == 1  # black's turn
+    player = agent()
+    choice = await AgentRunner(player).select(game, state, "white", 0.5, ponder=ponder)
+    assert (str(choice.move), choice.code) == ("noop", "")
+    assert [s for s, _ in player.asked] == ([state] if asked else [])
+    assert all(t is not None and 0 < t < 0.5 for _, t in player.asked)

@@ -12,8 +12,10 @@ from match.support import (
     TINY_GDL,
     CrashingAgent,
     FirstAgent,
+    PonderingAgent,
     ServerThread,
     SleepyAgent,
+    TinyGame,
     scramble,
     scramble_map,
     stub_loader,
@@ -178,6 +180,29 @@ def test_late_or_crashing_agent_still_answers_a_legal_move(agent: type[FirstAgen
         _, _, body = split_reply(gameserver_post(port, "(PLAY m4 NIL)", timeout=2.0))
         assert body.decode() in {"(add 1)", "(add 2)"}
         assert_acl_reply(gameserver_post(port, "(ABORT m4)"), "aborted")
+
+
+def test_a_pondering_agent_thinks_through_the_start_clock_and_its_forced_moves() -> None:
+    agents: list[PonderingAgent] = []
+
+    def make() -> PonderingAgent:
+        agents.append(PonderingAgent())
+        return agents[-1]
+
+    game = TinyGame()
+    opening = game.initial_state()
+    after = game.next_state(opening, ["(add 1)", "noop"])
+    with ServerThread(PlayerService(make, name="tester", loader=stub_loader, seed=1)) as server:
+        port = server.port
+        assert_acl_reply(gameserver_post(port, f"(START m6 white ({TINY_GDL}) 3 1)"), "ready")
+        assert_acl_reply(gameserver_post(port, "(PLAY m6 NIL)", timeout=2.0), "(add 1)")
+        assert_acl_reply(gameserver_post(port, "(PLAY m6 ((add 1) noop))", timeout=2.0), "noop")
+        assert_acl_reply(gameserver_post(port, "(ABORT m6)"), "aborted")
+    (agent,) = agents
+    assert [s for s, _ in agent.asked] == [opening, opening, after]
+    start_time, first_time, forced_time = (t or 0.0 for _, t in agent.asked)
+    assert 1.0 < start_time < 3.0  # the rest of the start clock, less the margins
+    assert 0.0 < first_time < 1.0 and 0.0 < forced_time < 1.0
 
 
 def test_rules_are_loaded_with_the_gdl_engine() -> None:
