@@ -39,7 +39,7 @@ def within_time_limit(seconds: float, fn: Callable[[], T]) -> Callable[[], T]:
     return limited
 
 
-def thinking_time(seconds: float) -> float:
+def allowance(seconds: float) -> float:
     """What an agent is told it may think when the runner waits ``seconds`` for it.
 
     Less than the wait: agents overshoot a little (first-call set-up, garbage
@@ -167,7 +167,7 @@ class AgentRunner:
         if not await self._wait_idle(max(seconds, 0.0)):
             return Choice(fallback, "the agent was still busy with the previous move", "TO")
         remaining = max(deadline - asyncio.get_running_loop().time(), 0.0)
-        limit = Limit(time=thinking_time(remaining))
+        limit = Limit(time=allowance(remaining))
         self._busy = in_daemon_thread(
             within_time_limit(remaining, lambda: self.agent.select(game, state, role, limit))
         )
@@ -192,7 +192,7 @@ class AgentRunner:
         if not self.agent.ponders or seconds <= 0 or not await self._wait_idle(seconds):
             return
         remaining = max(deadline - loop.time(), 0.0)
-        limit = Limit(time=thinking_time(remaining))
+        limit = Limit(time=allowance(remaining))
         self._busy = in_daemon_thread(
             within_time_limit(remaining, lambda: self.agent.select(game, state, role, limit))
         )

@@ -410,8 +410,9 @@ class PlayerService:
             return "noop"  # nothing is legal; the manager should have sent STOP
         await self._take_late_propnet(match, deadline)
         game = match.game
+        ponder = pending_propnet(game) is None  # a late propnet's compile needs the core more
         choice = await match.runner.select(
-            game, match.state, match.role, deadline - loop.time(), ponder=True
+            game, match.state, match.role, deadline - loop.time(), ponder=ponder
         )
         if choice.problem:
             log.warning("match %s: %s; playing %s", match.match_id, choice.problem, choice.move)
