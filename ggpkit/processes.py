@@ -49,6 +49,15 @@ received_signal: int | None = None
 # ---- children ------------------------------------------------------------------------
 
 
+def usable_cpus() -> int:
+    """The cores this process may run on: its affinity mask (``taskset``, a container's
+    cpuset), not the machine's count, so that a player pinned to one core does not
+    start a search per core of the machine and share that one core among them."""
+    with contextlib.suppress(AttributeError, OSError):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
 def die_with_parent(parent_pid: int) -> None:
     """Bind this (child) process's life to ``parent_pid``'s; call it first in a child.
 

@@ -201,3 +201,13 @@ def test_the_signal_module_is_importable_by_every_layer() -> None:
     source = Path(__file__).resolve().parents[1] / "ggpkit" / "processes.py"
     text = textwrap.dedent(source.read_text())
     assert "from ggpkit" not in text and "import ggpkit" not in text
+
+
+def test_usable_cpus_follow_the_affinity_mask_not_the_machine() -> None:
+    # Pinned to one core (as taskset does), a player must start one search, not one per
+    # core of the machine sharing that core.
+    script = "import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))});"
+    script += "from ggpkit.processes import usable_cpus; print(usable_cpus())"
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "1"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated
 
@@ -27,8 +26,8 @@ def player_command(
         int | None,
         typer.Option(
             min=1,
-            help="Parallel searches for an agent that has them (mcts): one per core by "
-            "default; a threads= in the spec wins.",
+            help="Parallel searches for an agent that has them (mcts): one per usable core "
+            "(taskset, cpuset) by default; a threads= in the spec wins.",
         ),
     ] = None,
 ) -> None:
@@ -49,10 +48,11 @@ def player_command(
         make_app,
         server_config,
     )
+    from ggpkit.processes import usable_cpus
 
     try:
         make_agent(agent)  # a bad spec fails now, not at the first START
-        agent = with_threads(agent, threads or os.cpu_count() or 1)
+        agent = with_threads(agent, threads or usable_cpus())
     except SpecError as e:
         raise fail(str(e)) from None
     player_name = name or f"ggpkit-{agent.split(':', 1)[0]}"

@@ -38,7 +38,7 @@ from ggpkit.match.clock import UNTIMED_START
 from ggpkit.match.driver import MatchDriver
 from ggpkit.match.players import LocalPlayer
 from ggpkit.match.records import MatchRecord as GgpRecord
-from ggpkit.processes import die_with_parent
+from ggpkit.processes import die_with_parent, usable_cpus
 
 MAX_STEPS = 10_000
 """A match longer than this is stopped as broken (every GGP game is finite)."""
@@ -317,7 +317,7 @@ def run_arena(
         jobs = 1  # a person answers at this terminal, not in a worker process
     if seed is None:
         seed = random.SystemRandom().getrandbits(31)
-    jobs = jobs if jobs is not None else (os.cpu_count() or 1)
+    jobs = jobs if jobs is not None else usable_cpus()
     limit = Limit(time=time_limit)
     started = time.perf_counter()
     records: list[MatchRecord] = []
