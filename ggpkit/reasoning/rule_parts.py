@@ -4,27 +4,30 @@ A rule's body may hold ``or``, ``not`` and ``distinct`` nested in any way; the
 grounder (and the estimate that runs before it) want plain conjunctions. Here
 every ``or`` is split into several bodies, negation is pushed onto atoms, and a
 body whose literals fall into independent groups is split into auxiliary
-relations, so that both read the same program.
+relations (and variables are projected out where that pays:
+:mod:`~ggpkit.reasoning.rule_projection`), so that both read the same program.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
 
 from ggpkit.gdl.kif import Rule
 from ggpkit.gdl.terms import Const, Func, Term, Var, variables
 from ggpkit.reasoning.base import GroundingError
+from ggpkit.reasoning.rule_literals import (
+    AUX_PREFIX,
+    Lit,
+    Part,
+    Predicate,
+    literal_variables,
+    predicate,
+)
+from ggpkit.reasoning.rule_projection import Program, definitions, eliminate, unfold, width
 
 IGNORED_HEADS = frozenset({"base", "input"})
 """Relations that only describe the game's vocabulary; the grounder skips them."""
-
-Predicate = tuple[str, int]
-Part = tuple[Term, list["Lit"]]
-
-# A body literal after 'or' expansion: ("pos"|"neg", atom term) or ("ne"|"eq", a, b).
-Lit = tuple[Any, ...]
 
 
 def _dnf(lit: Term, negated: bool = False) -> list[list[Lit]]:
@@ -52,16 +55,6 @@ def _expand(rule: Rule) -> list[list[Lit]]:
     """The bodies of a rule once every 'or' is split."""
     parts = [_dnf(lit) for lit in rule.body]
     return [_concat(combo) for combo in itertools.product(*parts)]
-
-
-def predicate(t: Term) -> tuple[str, int]:
-    return (t.name, len(t.args) if isinstance(t, Func) else 0)
-
-
-def literal_variables(lit: Lit) -> set[str]:
-    if lit[0] in ("pos", "neg"):
-        return variables(lit[1])
-    return variables(lit[1]) | variables(lit[2])
 
 
 def _components(body: list[Lit], head_vars: set[str]) -> list[list[int]]:
@@ -151,7 +144,7 @@ def _split(
             if static(lit) and literal_variables(lit) and literal_variables(lit) <= set(iface)
         ]  # fmt: skip
         counter[0] += 1
-        name = f"aux {counter[0]}"  # a space never occurs in a GDL symbol
+        name = f"{AUX_PREFIX}{counter[0]}"
         aux: Term = Func(name, tuple(Var(v) for v in iface)) if iface else Const(name)
         out.append((aux, part + guards))
         main.append(("pos", aux))
@@ -177,22 +170,56 @@ def dynamic_predicates(rules: list[tuple[Term, list[Lit]]]) -> set[tuple[str, in
 
 
 def rule_parts(rules: Iterable[Rule]) -> list[Part]:
-    """Every rule as ``(head, body)`` parts: ``or`` split, bodies split into components."""
+    """Every rule as ``(head, body)`` parts: ``or`` split, bodies split into components,
+    and variables of dynamic rules projected out (:mod:`~ggpkit.reasoning.rule_projection`)."""
     expanded: list[Part] = []
     for rule in rules:
         if isinstance(rule.head, Func | Const) and rule.head.name in IGNORED_HEADS:
             continue
         expanded.extend((rule.head, body) for body in _expand(rule))
     dynamic = dynamic_predicates(expanded)
-
-    def static(lit: Lit) -> bool:
-        return lit[0] in ("eq", "ne") or predicate(lit[1]) not in dynamic
-
+    program = Program.of(expanded, dynamic)
+    defined = definitions(expanded, dynamic)
     parts: list[Part] = []
     counter = [0]
+    fresh = [0]
     for head, body in expanded:
-        parts.extend(_split(head, body, counter, static))
+        if predicate(head) in dynamic:
+            parts.extend(_dynamic_parts(head, body, counter, fresh, program, defined))
+        else:
+            parts.extend(_split(head, body, counter, program.static))
     return parts
+
+
+def _dynamic_parts(
+    head: Term,
+    body: list[Lit],
+    counter: list[int],
+    fresh: list[int],
+    program: Program,
+    defined: dict[Predicate, Part],
+) -> list[Part]:
+    """A rule of a dynamic relation as parts: split into components (:func:`_split`),
+    variables projected out. Static relations that one rule defines are unfolded first,
+    where the parts then join fewer variables at once."""
+    plain = _parts(head, body, counter[0], program)
+    unfolded = unfold(body, defined, fresh)
+    if unfolded != body:
+        narrower = _parts(head, unfolded, counter[0], program)
+        if width(narrower) < width(plain):
+            plain = narrower
+    counter[0] += len(plain) - 1
+    return plain
+
+
+def _parts(head: Term, body: list[Lit], first: int, program: Program) -> list[Part]:
+    """The parts of one rule (:func:`_split`, then each projected), with auxiliary
+    relations numbered after ``first``."""
+    counter = [first]
+    out: list[Part] = []
+    for part_head, part_body in _split(head, body, counter, program.static):
+        out.extend(eliminate(part_head, part_body, counter, program))
+    return out
 
 
 __all__ = [
