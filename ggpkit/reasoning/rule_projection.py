@@ -11,9 +11,10 @@ This is variable elimination, done only where it is sure to pay, since the domai
 sizes are not known before grounding: the variable's literals hold one dynamic atom
 and static ones, the rest of the body holds a dynamic literal too (else nothing was
 multiplied), static atoms of the rest bound every variable the auxiliary keeps, and
-a static fact table shows that the projected variables take several values for one
-value of those kept (else each auxiliary is an alias of one atom, and only adds
-nodes: pentago's rows, chains of ``succ``).
+a static relation's table (its facts, or its rules' rows computed within a budget:
+:mod:`~ggpkit.reasoning.static_tables`) shows that the projected variables take
+several values for one value of those kept (else each auxiliary is an alias of one
+atom, and only adds nodes: pentago's rows, chains of ``succ``).
 """
 
 from __future__ import annotations
@@ -30,28 +31,21 @@ from ggpkit.reasoning.rule_literals import (
     literal_variables,
     predicate,
 )
+from ggpkit.reasoning.static_tables import StaticTables
 
 
 @dataclass
 class Program:
     """What projection needs to know of the whole program: which relations vary between
-    states, and the static relations given as plain facts (their tables)."""
+    states, and the static relations' tables (where they can be had cheaply)."""
 
     dynamic: set[Predicate]
-    facts: dict[Predicate, list[tuple[Term, ...]]]
+    tables: StaticTables
     _determined: dict[tuple[object, ...], bool] = field(default_factory=dict)
 
     @classmethod
     def of(cls, parts: list[Part], dynamic: set[Predicate]) -> Program:
-        tables: dict[Predicate, list[tuple[Term, ...]]] = {}
-        derived: set[Predicate] = set()
-        for head, body in parts:
-            pred = predicate(head)
-            if body or not is_ground(head):
-                derived.add(pred)
-            elif pred not in dynamic:
-                tables.setdefault(pred, []).append(head.args if isinstance(head, Func) else ())
-        return cls(dynamic, {p: rows for p, rows in tables.items() if p not in derived})
+        return cls(dynamic, StaticTables(parts, dynamic))
 
     def static(self, lit: Lit) -> bool:
         if lit[0] in ("eq", "ne"):
@@ -61,20 +55,20 @@ class Program:
 
     def fans_in(self, group: list[Lit], kept: set[str], projected: set[str]) -> bool:
         """Whether some projected variable is shown to take several values for one value
-        of the kept ones: a fact table holds it, and no literal of the group fixes it."""
+        of the kept ones: a static table holds it, and no literal of the group fixes it."""
         atoms = [lit[1] for lit in group if lit[0] == "pos" and self.static(lit)]
         for var in sorted(projected):
-            tabled = [a for a in atoms if predicate(a) in self.facts and var in variables(a)]
+            tabled = [a for a in atoms if var in variables(a) and self._rows(a) is not None]
             if tabled and not any(self._fixes(a, kept, var) for a in atoms if var in variables(a)):
                 return True
         return False
 
     def _fixes(self, atom: Term, kept: set[str], var: str) -> bool:
-        """Whether ``atom``'s facts give ``var`` at most one value per value of ``kept``
-        (and of its constant arguments). Relations that are not fact tables, and
+        """Whether ``atom``'s rows give ``var`` at most one value per value of ``kept``
+        (and of its constant arguments). Relations without a table, and
         arguments that are compound terms with variables, are taken to fix it: then
         nothing is known, and projecting only pays where it is known to."""
-        rows = self.facts.get(predicate(atom))
+        rows = self._rows(atom)
         if rows is None or not isinstance(atom, Func):
             return True
         args = atom.args
@@ -89,6 +83,9 @@ class Program:
         if key not in self._determined:
             self._determined[key] = _functional(rows, known, own, constants)
         return self._determined[key]
+
+    def _rows(self, atom: Term) -> list[tuple[Term, ...]] | None:
+        return self.tables.rows(predicate(atom))
 
 
 def _functional(

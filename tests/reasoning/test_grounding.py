@@ -348,3 +348,12 @@ def test_no_auxiliary_where_a_fact_table_fixes_the_projected_variable() -> None:
     # alias of one fact, as in pentago's rows: nodes added, nothing saved.
     heads = [str(head) for head, _ in rule_parts(rules)]
     assert not [h for h in heads if h.startswith("(aux")]
+
+
+def test_a_table_derived_by_rules_shows_the_fan_in_too() -> None:
+    # The same game, its bits given through a rule: projection needs the derived table.
+    derived = QUADS.replace("(bitIs ", "(bitFact ", 8) + "(<= (bitIs ?n ?p ?b) (bitFact ?n ?p ?b))"
+    gp = ground(parse_rules(derived), timeout=None)
+    terminal = next(a for a, t in gp.atoms.items() if t == Const("terminal"))
+    (line,) = {x for head, body in gp.rules if head == terminal for x in body if x > 0}
+    assert len([head for head, _ in gp.rules if head == line]) == 8
