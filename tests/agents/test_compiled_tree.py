@@ -469,3 +469,25 @@ def test_without_the_goal_heuristic_a_leaf_is_worth_its_playouts_alone() -> None
     assert all(game.goals(game.play(state, m))[mover] == 50 for m in moves)
     report = tree_of(game).search(state, None, 8 * len(moves), 0.4, 1, 5, paths=2)
     assert any(m != pytest.approx(0.5) for m in report.means)
+
+
+def test_a_search_where_the_role_has_no_choice_is_kept_for_its_next_move() -> None:
+    # What the GGP player does on the opponent's turn (see Agent.ponders).
+    game = public("connectFour")
+    first, second = game.roles
+    agent = MCTSAgent(seed=5)
+    assert agent.ponders
+    agent.start(game, first)
+    opening = game.initial_state()
+    state = game.next_state(opening, [game.legal_moves(opening, first)[0], "noop"])
+    assert [str(m) for m in game.legal_moves(state, first)] == ["noop"]
+    assert str(agent.select(game, state, first, Limit(time=0.3))) == "noop"
+    assert agent.last_iterations > 0
+    replies = agent.root_visits(second)
+    reply = max(replies, key=lambda m: replies[m])
+    child = game.next_state(state, ["noop", reply])
+    agent.select(game, child, first, Limit(playouts=64))
+    assert agent.last_playouts <= 64
+    # The reply's subtree, searched on the opponent's turn, is the new root's.
+    assert sum(agent.root_visits(first).values()) > replies[reply] // 2 > 64
+    agent.stop()
