@@ -53,7 +53,7 @@ class StaticTables:
         self._busy.add(pred)
         try:
             table: list[Row] | None = self._compute(pred)
-        except _TooBig:
+        except (_TooBig, RecursionError):  # RecursionError: a very long chain of relations
             table = None
         finally:
             self._busy.discard(pred)

@@ -57,3 +57,15 @@ def test_a_relation_past_the_budget_has_no_table(monkeypatch: pytest.MonkeyPatch
     t = tables()
     assert t.rows(("apart", 2)) is None  # 15 rows
     assert rows(t.rows(("two", 2))) == {("1", "3"), ("2", "4"), ("3", "5")}
+
+
+def test_a_very_long_chain_of_relations_has_no_table_and_no_crash() -> None:
+    chain = " ".join(f"(<= (r{i} ?x) (r{i + 1} ?x))" for i in range(3000))
+    parts: list[Part] = [
+        (rule.head, body)
+        for rule in parse_rules(f"(role p) (r3000 1) {chain}")
+        for body in _expand(rule)
+    ]
+    t = StaticTables(parts, dynamic_predicates(parts))
+    assert t.rows(("r0", 1)) is None
+    assert rows(t.rows(("r2999", 1))) == {("1",)}
