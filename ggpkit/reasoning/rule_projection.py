@@ -55,11 +55,18 @@ class Program:
 
     def fans_in(self, group: list[Lit], kept: set[str], projected: set[str]) -> bool:
         """Whether some projected variable is shown to take several values for one value
-        of the kept ones: a static table holds it, and no literal of the group fixes it."""
+        of the kept ones: only the dynamic atom holds it and that atom is a state fact
+        (sheepAndWolf's ``X`` in ``true(cell X Y s)``, any column; a derived atom's
+        arguments are often functions of each other, as checkers' captured square of
+        a jump), or a static table holds it and no literal of the group fixes it."""
         atoms = [lit[1] for lit in group if lit[0] == "pos" and self.static(lit)]
+        state_atom = any(lit[0] == "pos" and predicate(lit[1]) == ("true", 1) for lit in group)
         for var in sorted(projected):
-            tabled = [a for a in atoms if var in variables(a) and self._rows(a) is not None]
-            if tabled and not any(self._fixes(a, kept, var) for a in atoms if var in variables(a)):
+            own = [a for a in atoms if var in variables(a)]
+            if not own and state_atom:
+                return True  # only a state fact holds it: it ranges over a board's columns
+            tabled = [a for a in own if self._rows(a) is not None]
+            if tabled and not any(self._fixes(a, kept, var) for a in own):
                 return True
         return False
 
