@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ggpkit.gdl.terms import Func, Term, variables
+from ggpkit.gdl.terms import Const, Func, Term, Var, variables
 
 AUX_PREFIX = "aux "
 """How the auxiliary relations made here are named (a space never occurs in a GDL symbol)."""
@@ -34,3 +34,16 @@ def literal_variables(lit: Lit) -> set[str]:
 
 def body_variables(body: list[Lit]) -> set[str]:
     return set().union(set(), *(literal_variables(lit) for lit in body))
+
+
+def within(lit: Lit, names: set[str]) -> bool:
+    """Whether ``lit`` has variables, all of them among ``names`` (a guard's test)."""
+    own = literal_variables(lit)
+    return bool(own) and own <= names
+
+
+def new_aux(counter: list[int], variables_kept: list[str]) -> Term:
+    """The head of the next auxiliary relation (numbered by ``counter``) over those variables."""
+    counter[0] += 1
+    name = f"{AUX_PREFIX}{counter[0]}"
+    return Func(name, tuple(Var(v) for v in variables_kept)) if variables_kept else Const(name)

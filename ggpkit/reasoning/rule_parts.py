@@ -14,15 +14,17 @@ import itertools
 from collections.abc import Callable, Iterable, Sequence
 
 from ggpkit.gdl.kif import Rule
-from ggpkit.gdl.terms import Const, Func, Term, Var, variables
+from ggpkit.gdl.terms import Const, Func, Term, variables
 from ggpkit.reasoning.base import GroundingError
 from ggpkit.reasoning.rule_literals import (
-    AUX_PREFIX,
     Lit,
     Part,
     Predicate,
+    body_variables,
     literal_variables,
+    new_aux,
     predicate,
+    within,
 )
 from ggpkit.reasoning.rule_projection import Program, definitions, eliminate, unfold, width
 
@@ -87,7 +89,7 @@ def _components(body: list[Lit], head_vars: set[str]) -> list[list[int]]:
 
 def _interface(part: list[Lit], head_vars: set[str]) -> list[str]:
     """The head variables a component shares with the rest of the rule."""
-    return sorted(set().union(*(literal_variables(lit) for lit in part)) & head_vars)
+    return sorted(body_variables(part) & head_vars)
 
 
 def _widened(rest: list[Lit], part: list[Lit], head_vars: set[str]) -> bool:
@@ -101,8 +103,7 @@ def _widened(rest: list[Lit], part: list[Lit], head_vars: set[str]) -> bool:
     """
     if any(lit[0] == "pos" and predicate(lit[1]) == ("does", 2) for lit in part):
         return False
-    rest_vars: set[str] = set().union(set(), *(literal_variables(lit) for lit in rest))
-    return not rest_vars <= set(_interface(part, head_vars))
+    return not body_variables(rest) <= set(_interface(part, head_vars))
 
 
 def _split(
@@ -139,13 +140,8 @@ def _split(
         if not set(iface) <= bound:
             main.extend(part)
             continue
-        guards = [
-            lit for lit in rest
-            if static(lit) and literal_variables(lit) and literal_variables(lit) <= set(iface)
-        ]  # fmt: skip
-        counter[0] += 1
-        name = f"{AUX_PREFIX}{counter[0]}"
-        aux: Term = Func(name, tuple(Var(v) for v in iface)) if iface else Const(name)
+        guards = [lit for lit in rest if static(lit) and within(lit, set(iface))]
+        aux = new_aux(counter, iface)
         out.append((aux, part + guards))
         main.append(("pos", aux))
     out.append((head, main))

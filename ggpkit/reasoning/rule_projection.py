@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ggpkit.gdl.terms import Const, Func, Term, Var, is_ground, variables
+from ggpkit.gdl.terms import Func, Term, Var, is_ground, variables
 from ggpkit.reasoning.rule_literals import (
     AUX_PREFIX,
     Lit,
@@ -29,7 +29,9 @@ from ggpkit.reasoning.rule_literals import (
     Predicate,
     body_variables,
     literal_variables,
+    new_aux,
     predicate,
+    within,
 )
 from ggpkit.reasoning.static_tables import StaticTables
 
@@ -123,20 +125,12 @@ def eliminate(head: Term, body: list[Lit], counter: list[int], program: Program)
         part = [body[i] for i in group]
         rest = [lit for i, lit in enumerate(body) if i not in group]
         iface = sorted(body_variables(part) & (hv | body_variables(rest)))
-        guards = [lit for lit in rest if program.static(lit) and _within(lit, set(iface))]
-        counter[0] += 1
-        name = f"{AUX_PREFIX}{counter[0]}"
-        aux: Term = Func(name, tuple(Var(v) for v in iface)) if iface else Const(name)
+        guards = [lit for lit in rest if program.static(lit) and within(lit, set(iface))]
+        aux = new_aux(counter, iface)
         out.append((aux, part + guards))
         body = [*rest, ("pos", aux)]
     out.append((head, body))
     return out
-
-
-def _within(lit: Lit, names: set[str]) -> bool:
-    """Whether ``lit`` has variables, all of them among ``names``."""
-    own = literal_variables(lit)
-    return bool(own) and own <= names
 
 
 def _next_group(body: list[Lit], head_vars: set[str], program: Program) -> list[int] | None:

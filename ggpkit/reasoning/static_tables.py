@@ -97,7 +97,9 @@ class StaticTables:
             table = self.rows(predicate(lit[1]))
             if table is None:
                 raise _TooBig
-            rows = self._sets.setdefault(predicate(lit[1]), set(table))
+            rows = self._sets.get(predicate(lit[1]))
+            if rows is None:  # made once: a test per binding must not copy the table
+                rows = self._sets[predicate(lit[1])] = set(table)
             if tuple(_bound(a, binding) for a in _args(lit[1])) not in rows:
                 yield from self._solve(rest, binding)
             return
