@@ -179,7 +179,7 @@ class PropnetReasoner:
             net.kind, net.in_start, net.inputs, net.order, net.blocks, net.phases,
             net.base_nodes, net.next_lits, net.legal_lits, net.does_nodes, net.move_start,
             net.terminal_lit, net.goal_lits, net.goal_values, net.goal_start,
-            net.fan_start, net.fanout, net.level, net.scc, net.scc_start, net.scc_nodes,
+            net.fan_start, net.fanout, net.scc, net.scc_start, net.scc_nodes,
             net.needed, bits, count, seed, max_steps, self._work().playout_val,
         )  # fmt: skip
         return int(done), int(moves), sums, int(err)

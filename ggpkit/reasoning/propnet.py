@@ -67,9 +67,8 @@ class Propnet:
     goal_start: I32
     fan_start: I32
     fanout: I32
-    """CSR of each node's consumers among the needed gates, as ``2 * gate + neg``."""
-    level: I32
-    """Depth of each needed gate in the component DAG (inputs are level 0)."""
+    """CSR of each node's consumers among the needed gates, as ``4 * gate + 2 * cyclic + neg``
+    (a gate of a cyclic component is named by the component's first node)."""
     scc: I32
     """Cyclic component of each node (-1 if none); ``scc_start`` / ``scc_nodes`` list them."""
     scc_start: I32
@@ -231,11 +230,10 @@ def build(program: GroundProgram) -> Propnet:
         goal_start=arr(goal_start),
         fan_start=inc[0],
         fanout=inc[1],
-        level=inc[2],
-        scc=inc[3],
-        scc_start=inc[4],
-        scc_nodes=inc[5],
-        needed=inc[6],
+        scc=inc[2],
+        scc_start=inc[3],
+        scc_nodes=inc[4],
+        needed=inc[5],
     )
 
 

@@ -229,17 +229,15 @@ def schedule(
 @njit(cache=True)
 def incremental(
     kind: I32, in_start: I32, inputs: I32, comp_start: I32, comp_nodes: I32
-) -> tuple[I32, I32, I32, I32, I32, I32, I32]:
-    """Fanouts, levels and cyclic components, for incremental (differential) propagation.
+) -> tuple[I32, I32, I32, I32, I32, I32]:
+    """Fanouts and cyclic components, for incremental (differential) propagation.
 
-    Returns ``fan_start, fanout, level, scc, scc_start, scc_nodes, needed``; only the
-    gates of the components appear as consumers, so changes never flow into dead logic.
+    Returns ``fan_start, fanout, scc, scc_start, scc_nodes, needed``; only the gates of
+    the components appear as consumers, so changes never flow into dead logic.
     """
     n = kind.shape[0]
     ncomp = comp_start.shape[0] - 1
-    level = np.zeros(n, dtype=np.int32)
     scc = np.full(n, -1, dtype=np.int32)
-    comp_of = np.full(n, -1, dtype=np.int32)
     scc_start = np.zeros(ncomp + 1, dtype=np.int32)
     scc_nodes = np.empty(n, dtype=np.int32)
     needed = np.empty(n, dtype=np.int32)
@@ -247,37 +245,23 @@ def incremental(
     nscc_nodes = 0
     nneeded = 0
     for c in range(ncomp):
-        for k in range(comp_start[c], comp_start[c + 1]):
-            comp_of[comp_nodes[k]] = c
         first_gate = nneeded
         for k in range(comp_start[c], comp_start[c + 1]):
             g = comp_nodes[k]
             if kind[g] != KIND_INPUT and g != TRUE_NODE:
                 needed[nneeded] = g
                 nneeded += 1
-        if nneeded == first_gate:
-            continue
-        lv = 1
-        for j in range(first_gate, nneeded):
-            g = needed[j]
-            for k in range(in_start[g], in_start[g + 1]):
-                m = inputs[k] >> 1
-                if comp_of[m] != c and level[m] + 1 > lv:
-                    lv = level[m] + 1
-        if _is_cyclic(in_start, inputs, comp_start, comp_nodes, c):
+        if nneeded > first_gate and _is_cyclic(in_start, inputs, comp_start, comp_nodes, c):
             for j in range(first_gate, nneeded):
                 scc[needed[j]] = nscc
                 scc_nodes[nscc_nodes] = needed[j]
                 nscc_nodes += 1
             nscc += 1
             scc_start[nscc] = nscc_nodes
-        for j in range(first_gate, nneeded):
-            level[needed[j]] = lv
-    fan_start, fanout = _fanouts(in_start, inputs, needed[:nneeded], n)
+    fan_start, fanout = _fanouts(in_start, inputs, needed[:nneeded], scc, scc_start, scc_nodes, n)
     return (
         fan_start,
         fanout,
-        level,
         scc,
         scc_start[: nscc + 1],
         scc_nodes[:nscc_nodes],
@@ -286,8 +270,12 @@ def incremental(
 
 
 @njit(cache=True)
-def _fanouts(in_start: I32, inputs: I32, needed: I32, n: int) -> tuple[I32, I32]:
-    """CSR of each node's consumers among ``needed`` as ``2 * gate + neg``, in ``needed`` order."""
+def _fanouts(
+    in_start: I32, inputs: I32, needed: I32, scc: I32, scc_start: I32, scc_nodes: I32, n: int
+) -> tuple[I32, I32]:
+    """CSR of each node's consumers among ``needed``, in ``needed`` order, as
+    ``4 * gate + 2 * cyclic + neg``: a cyclic gate is named by its component's first
+    node, which stands for the whole component in propagation."""
     counts = np.zeros(n + 1, dtype=np.int32)
     for g in needed:
         for k in range(in_start[g], in_start[g + 1]):
@@ -296,10 +284,12 @@ def _fanouts(in_start: I32, inputs: I32, needed: I32, n: int) -> tuple[I32, I32]
     cursor = fan_start[:-1].copy()
     fanout = np.empty(fan_start[-1], dtype=np.int32)
     for g in needed:
+        sid = scc[g]
+        entry = 4 * g if sid < 0 else 4 * scc_nodes[scc_start[sid]] + 2
         for k in range(in_start[g], in_start[g + 1]):
             x = inputs[k]
             m = x >> 1
-            fanout[cursor[m]] = 2 * g + (x & 1)
+            fanout[cursor[m]] = entry + (x & 1)
             cursor[m] += 1
     return fan_start, fanout
 

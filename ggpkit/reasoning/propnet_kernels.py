@@ -8,10 +8,10 @@ come from xorshift64*, seeded per batch, so a batch is reproducible.
 Two ways to evaluate. :func:`eval_phase` recomputes a whole phase in order (the
 single-state queries of the reasoner use it). Playouts instead propagate only
 changes (as Sancho's propnet does): each acyclic gate keeps the count of its
-true inputs, a changed input adjusts its consumers' counts, and consumers are
-revisited level by level so every gate is settled once per propagation.
-Recursive (cyclic) components are recomputed to their least fixpoint whenever
-one of their inputs changed.
+true inputs, a changed input adjusts its consumers' counts, and a consumer whose
+count crosses between 0 and 1 is stacked to pass its own change on. Recursive
+(cyclic) components are recomputed to their least fixpoint whenever one of their
+inputs changed.
 """
 
 from __future__ import annotations
@@ -56,6 +56,23 @@ def true_inputs_over(g, kind, in_start, inputs, val):  # type: ignore[no-untyped
     return c
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _least_fixpoint(nodes, s, e, kind, in_start, inputs, val):  # type: ignore[no-untyped-def]
+    """Reset the cyclic gates ``nodes[s:e]`` to false and iterate them to their least
+    fixpoint: exactly the GDL meaning of positive recursion."""
+    for k in range(s, e):
+        val[nodes[k]] = 0
+    changed = True
+    while changed:
+        changed = False
+        for k in range(s, e):
+            n = nodes[k]
+            v = _gate(n, kind, in_start, inputs, val)
+            if v != val[n]:
+                val[n] = v
+                changed = True
+
+
 @njit(cache=True, nogil=True)
 def eval_phase(kind, in_start, inputs, order, blocks, b0, b1, val):  # type: ignore[no-untyped-def]
     """Evaluate blocks ``b0 .. b1``: acyclic runs once, cyclic ones to their least fixpoint."""
@@ -67,17 +84,7 @@ def eval_phase(kind, in_start, inputs, order, blocks, b0, b1, val):  # type: ign
                 n = order[k]
                 val[n] = _gate(n, kind, in_start, inputs, val)
         else:
-            for k in range(s, e):
-                val[order[k]] = 0
-            changed = True
-            while changed:
-                changed = False
-                for k in range(s, e):
-                    n = order[k]
-                    v = _gate(n, kind, in_start, inputs, val)
-                    if v != val[n]:
-                        val[n] = v
-                        changed = True
+            _least_fixpoint(order, s, e, kind, in_start, inputs, val)
 
 
 @njit(cache=True, nogil=True)
@@ -125,96 +132,81 @@ def advance(base_nodes, next_lits, tmp, val):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _push(  # type: ignore[no-untyped-def]
-    x, skip, val, fan_start, fanout, scc, scc_start, scc_nodes, count, pend, level,
-    bucket, bucket_start, bucket_len, lohi,
-):  # fmt: skip
-    """Node ``x`` just changed value: update its consumers and queue them by level.
+def _push(x, skip, val, fan_start, fanout, scc, count, pend, stack, sp):  # type: ignore[no-untyped-def]
+    """Node ``x`` just changed value: update its consumers' counts and stack those whose
+    value changes with it. Returns the new stack height.
 
-    An acyclic gate is queued only when its count says its value changes: when the
-    control proposition flips, breakthrough's 310 legal gates all count it, but only
-    the few whose move becomes legal or stops being so need settling.
+    A consumer's value changes exactly when its count crosses between 0 and 1 (see
+    :func:`true_inputs_over`), so only the count is read: when the control proposition
+    flips, breakthrough's 310 legal gates all count it, but only the few whose move
+    becomes legal or stops being so are stacked. A cyclic consumer (``fanout`` entry
+    flagged 2, naming its component's first node) is stacked whole, unless it is the
+    component ``skip`` being settled.
     """
     v = val[x]
     for k in range(fan_start[x], fan_start[x + 1]):
         e = fanout[k]
-        t = e >> 1
-        sid = scc[t]
-        if sid >= 0:
-            if sid == skip:
+        t = e >> 2
+        if e & 2:
+            if scc[t] == skip:
                 continue
-            t = scc_nodes[scc_start[sid]]
+        elif (v ^ (e & 1)) != 0:
+            count[t] += 1
+            if count[t] != 1:
+                continue
         else:
-            if (v ^ (e & 1)) != 0:
-                count[t] += 1
-            else:
-                count[t] -= 1
-            if (count[t] > 0) == (val[t] != 0):
+            count[t] -= 1
+            if count[t] != 0:
                 continue
         if pend[t] == 0:
             pend[t] = 1
-            lv = level[t]
-            bucket[bucket_start[lv] + bucket_len[lv]] = t
-            bucket_len[lv] += 1
-            if lv < lohi[0]:
-                lohi[0] = lv
-            if lv > lohi[1]:
-                lohi[1] = lv
+            stack[sp] = t
+            sp += 1
+    return sp
 
 
 @njit(cache=True, nogil=True)
 def _propagate(  # type: ignore[no-untyped-def]
     kind, in_start, inputs, val, fan_start, fanout, scc, scc_start, scc_nodes,
-    count, pend, level, bucket, bucket_start, bucket_len, lohi, old,
+    count, pend, stack, sp, old,
 ):  # fmt: skip
-    """Settle every queued gate, lowest level first."""
-    lv = lohi[0]
-    while lv <= lohi[1]:
-        s0 = bucket_start[lv]
-        i = 0
-        while i < bucket_len[lv]:
-            t = bucket[s0 + i]
-            i += 1
-            pend[t] = 0
-            sid = scc[t]
-            if sid < 0:
-                nv = 1 if count[t] > 0 else 0
-                if nv != val[t]:
-                    val[t] = nv
-                    _push(t, -1, val, fan_start, fanout, scc, scc_start, scc_nodes, count,
-                          pend, level, bucket, bucket_start, bucket_len, lohi)  # fmt: skip
-            else:
-                a = scc_start[sid]
-                b = scc_start[sid + 1]
-                for j in range(a, b):
-                    m = scc_nodes[j]
-                    old[j - a] = val[m]
-                    val[m] = 0
-                changed = True
-                while changed:
-                    changed = False
-                    for j in range(a, b):
-                        m = scc_nodes[j]
-                        v = _gate(m, kind, in_start, inputs, val)
-                        if v != val[m]:
-                            val[m] = v
-                            changed = True
-                for j in range(a, b):
-                    m = scc_nodes[j]
-                    if val[m] != old[j - a]:
-                        _push(m, sid, val, fan_start, fanout, scc, scc_start, scc_nodes, count,
-                              pend, level, bucket, bucket_start, bucket_len, lohi)  # fmt: skip
-        bucket_len[lv] = 0
-        lv += 1
-    lohi[0] = 1 << 30
-    lohi[1] = -1
+    """Settle every stacked gate and what its changes reach; returns 0 (the stack's height).
+
+    Last in, first out, with no level order: counts are sums, so any order ends with
+    every gate true iff its count is positive. A gate may be settled more than once
+    when its inputs change at different times, but stacking costs two stores where
+    level buckets cost a dozen operations, and that is most of the work (1.1-1.5x the
+    rollouts of level order on ten corpus games). A stacked gate is not stacked again
+    (``pend``), so the stack never holds more than one entry per gate.
+    """
+    while sp > 0:
+        sp -= 1
+        t = stack[sp]
+        pend[t] = 0
+        sid = scc[t]
+        if sid < 0:
+            nv = 1 if count[t] > 0 else 0
+            if nv != val[t]:
+                val[t] = nv
+                sp = _push(t, -1, val, fan_start, fanout, scc, count, pend, stack, sp)
+            continue
+        a = scc_start[sid]
+        b = scc_start[sid + 1]
+        for j in range(a, b):
+            old[j - a] = val[scc_nodes[j]]
+        _least_fixpoint(scc_nodes, a, b, kind, in_start, inputs, val)
+        for j in range(a, b):
+            m = scc_nodes[j]
+            if val[m] != old[j - a]:
+                sp = _push(m, sid, val, fan_start, fanout, scc, count, pend, stack, sp)
+    return sp
 
 
 @njit(cache=True, nogil=True)
 def playouts(  # type: ignore[no-untyped-def]
     kind, in_start, inputs, order, blocks, phases, base_nodes, next_lits, legal_lits,
     does_nodes, move_start, terminal_lit, goal_lits, goal_values, goal_start,
-    fan_start, fanout, level, scc, scc_start, scc_nodes, needed,
+    fan_start, fanout, scc, scc_start, scc_nodes, needed,
     start_bits, count, seed, max_steps, val,
 ):  # fmt: skip
     """Run ``count`` random playouts from ``start_bits`` with differential propagation.
@@ -233,27 +225,15 @@ def playouts(  # type: ignore[no-untyped-def]
     eval_phase(kind, in_start, inputs, order, blocks, phases[2], phases[3], val)
     eval_phase(kind, in_start, inputs, order, blocks, phases[4], phases[5], val)
     cnt = np.zeros(n, dtype=np.int32)
-    nlevels = 1
     max_scc = 1
     for i in range(needed.shape[0]):
         g = needed[i]
-        if level[g] + 1 > nlevels:
-            nlevels = level[g] + 1
         cnt[g] = true_inputs_over(g, kind, in_start, inputs, val)
     for sid in range(scc_start.shape[0] - 1):
         if scc_start[sid + 1] - scc_start[sid] > max_scc:
             max_scc = scc_start[sid + 1] - scc_start[sid]
-    bucket_start = np.zeros(nlevels + 1, dtype=np.int32)
-    for i in range(needed.shape[0]):
-        bucket_start[level[needed[i]] + 1] += 1
-    for lv in range(nlevels):
-        bucket_start[lv + 1] += bucket_start[lv]
-    bucket_len = np.zeros(nlevels, dtype=np.int32)
-    bucket = np.zeros(max(1, needed.shape[0]), dtype=np.int32)
+    stack = np.zeros(max(1, needed.shape[0]), dtype=np.int32)
     pend = np.zeros(n, dtype=np.uint8)
-    lohi = np.zeros(2, dtype=np.int64)
-    lohi[0] = 1 << 30
-    lohi[1] = -1
     old = np.zeros(max_scc, dtype=np.uint8)
     tmp = np.zeros(nb, dtype=np.uint8)
     sums = np.zeros(nroles, dtype=np.int64)
@@ -261,16 +241,16 @@ def playouts(  # type: ignore[no-untyped-def]
     pick_k = np.zeros(nroles, dtype=np.int64)
     legal_k = np.zeros(max(1, legal_lits.shape[0]), dtype=np.int64)
     moves = 0
+    sp = 0
     for p in range(count):
         rng = seed_stream(seed, p)
         for i in range(nb):
             x = base_nodes[i]
             if val[x] != start_bits[i]:
                 val[x] = start_bits[i]
-                _push(x, -1, val, fan_start, fanout, scc, scc_start, scc_nodes, cnt, pend, level,
-                      bucket, bucket_start, bucket_len, lohi)  # fmt: skip
-        _propagate(kind, in_start, inputs, val, fan_start, fanout, scc, scc_start, scc_nodes,
-                   cnt, pend, level, bucket, bucket_start, bucket_len, lohi, old)  # fmt: skip
+                sp = _push(x, -1, val, fan_start, fanout, scc, cnt, pend, stack, sp)
+        sp = _propagate(kind, in_start, inputs, val, fan_start, fanout, scc, scc_start,
+                        scc_nodes, cnt, pend, stack, sp, old)  # fmt: skip
         steps = 0
         while (val[terminal_lit >> 1] ^ (terminal_lit & 1)) == 0:
             if steps >= max_steps:
@@ -292,15 +272,13 @@ def playouts(  # type: ignore[no-untyped-def]
                     if chosen[r] >= 0:
                         x = does_nodes[chosen[r]]
                         val[x] = 0
-                        _push(x, -1, val, fan_start, fanout, scc, scc_start, scc_nodes, cnt,
-                              pend, level, bucket, bucket_start, bucket_len, lohi)  # fmt: skip
+                        sp = _push(x, -1, val, fan_start, fanout, scc, cnt, pend, stack, sp)
                     x = does_nodes[pick_k[r]]
                     val[x] = 1
-                    _push(x, -1, val, fan_start, fanout, scc, scc_start, scc_nodes, cnt, pend,
-                          level, bucket, bucket_start, bucket_len, lohi)  # fmt: skip
+                    sp = _push(x, -1, val, fan_start, fanout, scc, cnt, pend, stack, sp)
                     chosen[r] = pick_k[r]
-            _propagate(kind, in_start, inputs, val, fan_start, fanout, scc, scc_start, scc_nodes,
-                       cnt, pend, level, bucket, bucket_start, bucket_len, lohi, old)  # fmt: skip
+            sp = _propagate(kind, in_start, inputs, val, fan_start, fanout, scc, scc_start,
+                            scc_nodes, cnt, pend, stack, sp, old)  # fmt: skip
             for i in range(nb):
                 x = next_lits[i]
                 tmp[i] = val[x >> 1] ^ (x & 1)
@@ -308,10 +286,9 @@ def playouts(  # type: ignore[no-untyped-def]
                 x = base_nodes[i]
                 if val[x] != tmp[i]:
                     val[x] = tmp[i]
-                    _push(x, -1, val, fan_start, fanout, scc, scc_start, scc_nodes, cnt, pend,
-                          level, bucket, bucket_start, bucket_len, lohi)  # fmt: skip
-            _propagate(kind, in_start, inputs, val, fan_start, fanout, scc, scc_start, scc_nodes,
-                       cnt, pend, level, bucket, bucket_start, bucket_len, lohi, old)  # fmt: skip
+                    sp = _push(x, -1, val, fan_start, fanout, scc, cnt, pend, stack, sp)
+            sp = _propagate(kind, in_start, inputs, val, fan_start, fanout, scc, scc_start,
+                            scc_nodes, cnt, pend, stack, sp, old)  # fmt: skip
             steps += 1
         # The goals' gates are left out of differential propagation: settled once here.
         eval_phase(kind, in_start, inputs, order, blocks, phases[4], phases[5], val)

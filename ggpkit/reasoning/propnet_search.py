@@ -109,34 +109,26 @@ def net_arrays(net: Propnet) -> tuple[object, ...]:
     return (
         net.kind, net.in_start, net.inputs, net.order, net.blocks, net.phases, net.base_nodes,
         net.next_lits, net.legal_lits, net.does_nodes, net.move_start, net.terminal_lit,
-        net.goal_lits, net.goal_values, net.goal_start, net.fan_start, net.fanout, net.level,
-        net.scc, net.scc_start, net.scc_nodes, net.needed,
+        net.goal_lits, net.goal_values, net.goal_start, net.fan_start, net.fanout, net.scc,
+        net.scc_start, net.scc_nodes, net.needed,
     )  # fmt: skip
 
 
 def work_arrays(net: Propnet) -> tuple[object, ...]:
     """The differential propagation's scratch, laid out as the kernels index it."""
     n = net.size
-    levels = net.level[net.needed] if len(net.needed) else np.zeros(0, dtype=np.int32)
-    nlevels = int(levels.max()) + 1 if len(levels) else 1
-    bucket_start = np.zeros(nlevels + 1, dtype=np.int32)
-    np.add.at(bucket_start, levels + 1, 1)
-    bucket_start = np.cumsum(bucket_start).astype(np.int32)
     sizes = np.diff(net.scc_start) if len(net.scc_start) > 1 else np.ones(1, dtype=np.int32)
     nroles = len(net.roles)
     return (
         np.zeros(n, dtype=np.int32),  # 0 count of true inputs
         np.zeros(n, dtype=np.uint8),  # 1 pending
-        np.zeros(max(1, len(net.needed)), dtype=np.int32),  # 2 bucket
-        bucket_start,  # 3
-        np.zeros(nlevels, dtype=np.int32),  # 4 bucket_len
-        np.array([1 << 30, -1], dtype=np.int64),  # 5 lohi
-        np.zeros(max(1, int(sizes.max())), dtype=np.uint8),  # 6 old
-        np.zeros(nroles, dtype=np.int64),  # 7 ks
-        np.full(nroles, -1, dtype=np.int64),  # 8 chosen
-        np.zeros(max(1, len(net.legal_lits)), dtype=np.uint8),  # 9 legal flags
-        np.zeros(len(net.base), dtype=np.uint8),  # 10 tmp
-        np.zeros(2 * nroles, dtype=np.int32),  # 11 does nodes to change
-        np.zeros(2 * nroles, dtype=np.uint8),  # 12 their new values
-        np.zeros(nroles, dtype=np.int64),  # 13 goals of a state expanded
+        np.zeros(max(1, len(net.needed)), dtype=np.int32),  # 2 stack of gates to settle
+        np.zeros(max(1, int(sizes.max())), dtype=np.uint8),  # 3 old
+        np.zeros(nroles, dtype=np.int64),  # 4 ks
+        np.full(nroles, -1, dtype=np.int64),  # 5 chosen
+        np.zeros(max(1, len(net.legal_lits)), dtype=np.uint8),  # 6 legal flags
+        np.zeros(len(net.base), dtype=np.uint8),  # 7 tmp
+        np.zeros(2 * nroles, dtype=np.int32),  # 8 does nodes to change
+        np.zeros(2 * nroles, dtype=np.uint8),  # 9 their new values
+        np.zeros(nroles, dtype=np.int64),  # 10 goals of a state expanded
     )

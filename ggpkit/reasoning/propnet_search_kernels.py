@@ -64,7 +64,7 @@ MAST_EPSILON = 0.4
 def prepare(net, work, bits, val):  # type: ignore[no-untyped-def]
     """Make every gate's count of true inputs consistent with state ``bits`` in ``val``."""
     kind, in_start, inputs, order, blocks, phases = net[0], net[1], net[2], net[3], net[4], net[5]
-    base_nodes, does_nodes, needed = net[6], net[9], net[21]
+    base_nodes, does_nodes, needed = net[6], net[9], net[20]
     cnt = work[0]
     set_state(bits, base_nodes, val)
     for k in range(does_nodes.shape[0]):
@@ -74,7 +74,7 @@ def prepare(net, work, bits, val):  # type: ignore[no-untyped-def]
     for i in range(needed.shape[0]):
         g = needed[i]
         cnt[g] = true_inputs_over(g, kind, in_start, inputs, val)
-    chosen = work[8]
+    chosen = work[5]
     for r in range(chosen.shape[0]):
         chosen[r] = -1
 
@@ -87,31 +87,16 @@ def _assign(xs, values, net, work, val):  # type: ignore[no-untyped-def]
     would count references to every array at each step (a few hundred ns each).
     """
     kind, in_start, inputs = net[0], net[1], net[2]
-    fan_start, fanout, level, scc, scc_start, scc_nodes = (
-        net[15],
-        net[16],
-        net[17],
-        net[18],
-        net[19],
-        net[20],
-    )
-    cnt, pend, bucket, bucket_start, bucket_len, lohi, old = (
-        work[0],
-        work[1],
-        work[2],
-        work[3],
-        work[4],
-        work[5],
-        work[6],
-    )
+    fan_start, fanout, scc, scc_start, scc_nodes = net[15], net[16], net[17], net[18], net[19]
+    cnt, pend, stack, old = work[0], work[1], work[2], work[3]
+    sp = 0
     for i in range(xs.shape[0]):
         x = xs[i]
         if val[x] != values[i]:
             val[x] = values[i]
-            _push(x, -1, val, fan_start, fanout, scc, scc_start, scc_nodes, cnt, pend, level,
-                  bucket, bucket_start, bucket_len, lohi)  # fmt: skip
+            sp = _push(x, -1, val, fan_start, fanout, scc, cnt, pend, stack, sp)
     _propagate(kind, in_start, inputs, val, fan_start, fanout, scc, scc_start, scc_nodes,
-               cnt, pend, level, bucket, bucket_start, bucket_len, lohi, old)  # fmt: skip
+               cnt, pend, stack, sp, old)  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
@@ -127,7 +112,7 @@ def step(ks, out, net, work, val):  # type: ignore[no-untyped-def]
     The next state's bits go to ``out`` and ``val`` then holds that state.
     """
     does_nodes, next_lits = net[9], net[7]
-    chosen, does_x, does_v = work[8], work[11], work[12]
+    chosen, does_x, does_v = work[5], work[8], work[9]
     n = 0
     for r in range(ks.shape[0]):
         if chosen[r] != ks[r]:
@@ -202,8 +187,8 @@ def random_playout(  # type: ignore[no-untyped-def]
     """
     legal_lits, move_start, terminal_lit = net[8], net[10], net[11]
     nroles = move_start.shape[0] - 1
-    ks = work[7]
-    tmp = work[10]
+    ks = work[4]
+    tmp = work[7]
     use_mast = mast.shape[0] > 0
     keep = keep or use_mast
     nplayed = 0
@@ -278,7 +263,7 @@ def _mast_move(k, lo, hi, legal_lits, val, mast, rng):  # type: ignore[no-untype
 def expand(node, net, work, val, tree, sizes, joint_limit):  # type: ignore[no-untyped-def]
     """Fill in ``node``, whose state ``val`` holds: see :func:`expand_from`."""
     legal_lits, terminal_lit = net[8], net[11]
-    legal, goal = work[9], work[13]
+    legal, goal = work[6], work[10]
     for k in range(legal_lits.shape[0]):
         legal[k] = _lit(legal_lits[k], val)
     ended = _lit(terminal_lit, val)
@@ -368,8 +353,8 @@ def iterate(  # type: ignore[no-untyped-def]
         tree[8],
     )
     echild, emove = tree[9], tree[10]
-    ks = work[7]
-    tmp = work[10]
+    ks = work[4]
+    tmp = work[7]
     rng = seed | np.uint64(1)
     playouts = 0.0
     keep = grave > 0

@@ -123,8 +123,8 @@ def specialise(net: Propnet, values: dict[int, bool]) -> Propnet:
         phases=phases, base_nodes=net.base_nodes, next_lits=arr(next_lits),
         legal_lits=arr(legal_lits), does_nodes=arr(does_nodes), move_start=arr(move_start),
         terminal_lit=terminal_lit, goal_lits=arr(goal_lits), goal_values=net.goal_values,
-        goal_start=net.goal_start, fan_start=inc[0], fanout=inc[1], level=inc[2], scc=inc[3],
-        scc_start=inc[4], scc_nodes=inc[5], needed=inc[6],
+        goal_start=net.goal_start, fan_start=inc[0], fanout=inc[1], scc=inc[2],
+        scc_start=inc[3], scc_nodes=inc[4], needed=inc[5],
     )  # fmt: skip
 
 

@@ -30,10 +30,9 @@ ERR_UNTIED = 4
 
 @njit(cache=True, nogil=True, inline="always")
 def _ply(  # type: ignore[no-untyped-def]
-    kind, in_start, inputs, fan_start, fanout, level, scc, scc_start, scc_nodes, base_nodes,
+    kind, in_start, inputs, fan_start, fanout, scc, scc_start, scc_nodes, base_nodes,
     next_lits, legal_lits, does_nodes, move_start, terminal_lit,
-    cnt, pend, bucket, bucket_start, bucket_len, lohi, old, ks, chosen, val, rng, state, out,
-    legal_k,
+    cnt, pend, stack, old, ks, chosen, val, rng, state, out, legal_k,
 ):  # fmt: skip
     """Load ``state`` into this copy, then play one random joint move: its next state's
     bits go to ``out``.
@@ -45,14 +44,14 @@ def _ply(  # type: ignore[no-untyped-def]
     ``propnet_kernels.playouts``: one inlined helper for all such loops measured
     0.77-0.87x on connectFour and breakthrough.
     """
+    sp = 0
     for i in range(base_nodes.shape[0]):
         x = base_nodes[i]
         if val[x] != state[i]:
             val[x] = state[i]
-            _push(x, -1, val, fan_start, fanout, scc, scc_start, scc_nodes, cnt, pend, level,
-                  bucket, bucket_start, bucket_len, lohi)  # fmt: skip
-    _propagate(kind, in_start, inputs, val, fan_start, fanout, scc, scc_start, scc_nodes,
-               cnt, pend, level, bucket, bucket_start, bucket_len, lohi, old)  # fmt: skip
+            sp = _push(x, -1, val, fan_start, fanout, scc, cnt, pend, stack, sp)
+    sp = _propagate(kind, in_start, inputs, val, fan_start, fanout, scc, scc_start,
+                    scc_nodes, cnt, pend, stack, sp, old)  # fmt: skip
     if (val[terminal_lit >> 1] ^ (terminal_lit & 1)) != 0:
         return _ENDED, rng
     for r in range(move_start.shape[0] - 1):
@@ -70,15 +69,13 @@ def _ply(  # type: ignore[no-untyped-def]
             if chosen[r] >= 0:
                 x = does_nodes[chosen[r]]
                 val[x] = 0
-                _push(x, -1, val, fan_start, fanout, scc, scc_start, scc_nodes, cnt, pend,
-                      level, bucket, bucket_start, bucket_len, lohi)  # fmt: skip
+                sp = _push(x, -1, val, fan_start, fanout, scc, cnt, pend, stack, sp)
             x = does_nodes[ks[r]]
             val[x] = 1
-            _push(x, -1, val, fan_start, fanout, scc, scc_start, scc_nodes, cnt, pend, level,
-                  bucket, bucket_start, bucket_len, lohi)  # fmt: skip
+            sp = _push(x, -1, val, fan_start, fanout, scc, cnt, pend, stack, sp)
             chosen[r] = ks[r]
-    _propagate(kind, in_start, inputs, val, fan_start, fanout, scc, scc_start, scc_nodes,
-               cnt, pend, level, bucket, bucket_start, bucket_len, lohi, old)  # fmt: skip
+    sp = _propagate(kind, in_start, inputs, val, fan_start, fanout, scc, scc_start,
+                    scc_nodes, cnt, pend, stack, sp, old)  # fmt: skip
     for i in range(next_lits.shape[0]):
         x = next_lits[i]
         out[i] = val[x >> 1] ^ (x & 1)
@@ -118,19 +115,19 @@ def split_playouts(  # type: ignore[no-untyped-def]
         ready[0] = 1
     kind0, in_start0, inputs0, base_nodes0, next_lits0 = net0[0], net0[1], net0[2], net0[6], net0[7]
     legal_lits0, does_nodes0, move_start0, terminal0 = net0[8], net0[9], net0[10], net0[11]
-    fan_start0, fanout0, level0, scc0, scc_start0, scc_nodes0 = (
-        net0[15], net0[16], net0[17], net0[18], net0[19], net0[20],
+    fan_start0, fanout0, scc0, scc_start0, scc_nodes0 = (
+        net0[15], net0[16], net0[17], net0[18], net0[19],
     )  # fmt: skip
-    cnt0, pend0, bucket0, bucket_start0, bucket_len0, lohi0, old0, ks0, chosen0 = (
-        work0[0], work0[1], work0[2], work0[3], work0[4], work0[5], work0[6], work0[7], work0[8],
+    cnt0, pend0, stack0, old0, ks0, chosen0 = (
+        work0[0], work0[1], work0[2], work0[3], work0[4], work0[5],
     )  # fmt: skip
     kind1, in_start1, inputs1, base_nodes1, next_lits1 = net1[0], net1[1], net1[2], net1[6], net1[7]
     legal_lits1, does_nodes1, move_start1, terminal1 = net1[8], net1[9], net1[10], net1[11]
-    fan_start1, fanout1, level1, scc1, scc_start1, scc_nodes1 = (
-        net1[15], net1[16], net1[17], net1[18], net1[19], net1[20],
+    fan_start1, fanout1, scc1, scc_start1, scc_nodes1 = (
+        net1[15], net1[16], net1[17], net1[18], net1[19],
     )  # fmt: skip
-    cnt1, pend1, bucket1, bucket_start1, bucket_len1, lohi1, old1, ks1, chosen1 = (
-        work1[0], work1[1], work1[2], work1[3], work1[4], work1[5], work1[6], work1[7], work1[8],
+    cnt1, pend1, stack1, old1, ks1, chosen1 = (
+        work1[0], work1[1], work1[2], work1[3], work1[4], work1[5],
     )  # fmt: skip
     state = start_bits.copy()
     out = np.zeros_like(start_bits)
@@ -148,17 +145,17 @@ def split_playouts(  # type: ignore[no-untyped-def]
                     return p, moves, ERR_UNTIED
             if side:
                 code, rng = _ply(
-                    kind1, in_start1, inputs1, fan_start1, fanout1, level1, scc1, scc_start1,
+                    kind1, in_start1, inputs1, fan_start1, fanout1, scc1, scc_start1,
                     scc_nodes1, base_nodes1, next_lits1, legal_lits1, does_nodes1, move_start1,
-                    terminal1, cnt1, pend1, bucket1, bucket_start1, bucket_len1, lohi1, old1,
-                    ks1, chosen1, val1, rng, state, out, legal_k,
+                    terminal1, cnt1, pend1, stack1, old1, ks1, chosen1, val1,
+                    rng, state, out, legal_k,
                 )  # fmt: skip
             else:
                 code, rng = _ply(
-                    kind0, in_start0, inputs0, fan_start0, fanout0, level0, scc0, scc_start0,
+                    kind0, in_start0, inputs0, fan_start0, fanout0, scc0, scc_start0,
                     scc_nodes0, base_nodes0, next_lits0, legal_lits0, does_nodes0, move_start0,
-                    terminal0, cnt0, pend0, bucket0, bucket_start0, bucket_len0, lohi0, old0,
-                    ks0, chosen0, val0, rng, state, out, legal_k,
+                    terminal0, cnt0, pend0, stack0, old0, ks0, chosen0, val0,
+                    rng, state, out, legal_k,
                 )  # fmt: skip
             if code == _ENDED:
                 break
