@@ -40,9 +40,10 @@ def warm_up_kernels(progress: Callable[[str], None] = lambda name: None) -> list
     ``progress`` hears the name of each game before it starts.
     """
     from ggpkit.games.registry import games, load
-    from ggpkit.reasoning import array_tree, propnet_graph
+    from ggpkit.reasoning import array_tree, fast, propnet_graph
 
     propnet_graph.warm_up()
+    fast.warm_up()
     array_tree.warm_up()  # in this process too: the parent may build networks in-process
     done = []
     for name in games():

@@ -36,6 +36,7 @@ from ggpkit.reasoning.grounding import (
 )
 from ggpkit.reasoning.propnet import Propnet, build
 from ggpkit.reasoning.propnet_batch import PropnetStepper
+from ggpkit.reasoning.propnet_search import work_arrays
 from ggpkit.reasoning.propnet_split import (
     ERR_UNTIED,
     MAX_SPLIT_NODES,
@@ -54,6 +55,8 @@ SENTINEL_LINES, SENTINEL_STEPS = 4, 40
 """Random lines (and their longest length) that look for whose turn it is."""
 LANE_THRESHOLD = 8
 """Batches of at least this many playouts run 64 at a time (bit-parallel kernel)."""
+SPLIT_TRIAL_PLAYOUTS = LANE_THRESHOLD - 1
+"""The most playouts a scalar call makes: the size of the split trial's calls."""
 
 __all__ = ["GroundingError", "PlayoutTotals", "PropnetReasoner"]
 
@@ -61,13 +64,16 @@ __all__ = ["GroundingError", "PlayoutTotals", "PropnetReasoner"]
 class _Scratch:
     """One thread's working memory for evaluating the network."""
 
-    __slots__ = ("goals_ready", "playout_val", "state", "val", "val64")
+    __slots__ = ("goals_ready", "playout_val", "playout_work", "state", "val", "val64")
 
-    def __init__(self, size: int) -> None:
-        self.val = np.zeros(size, dtype=np.uint8)
+    def __init__(self, net: Propnet) -> None:
+        self.val = np.zeros(net.size, dtype=np.uint8)
         self.val[1] = 1  # node 1 is the constant true
         self.playout_val = self.val.copy()
-        self.val64 = np.zeros(size, dtype=np.uint64)
+        self.playout_work = (*work_arrays(net), np.zeros(1, dtype=np.uint8))
+        """The scalar playouts' propagation state, kept between calls; last, whether
+        ``playout_val`` and it are consistent yet."""
+        self.val64 = np.zeros(net.size, dtype=np.uint64)
         self.state: bytes | None = None
         """The state whose phase A ``val`` holds, or None."""
         self.goals_ready = False
@@ -115,7 +121,7 @@ class PropnetReasoner:
         """
         work: _Scratch | None = getattr(self._scratch, "work", None)
         if work is None:
-            work = _Scratch(self.net.size)
+            work = _Scratch(self.net)
             self._scratch.work = work
         return work
 
@@ -175,12 +181,15 @@ class PropnetReasoner:
     ) -> tuple[int, int, npt.NDArray[np.int64], int]:
         """:meth:`_scalar_playouts` on the full network."""
         net = self.net
+        scratch = self._work()
+        w = scratch.playout_work
         done, moves, sums, err = k.playouts(
             net.kind, net.in_start, net.inputs, net.order, net.blocks, net.phases,
             net.base_nodes, net.next_lits, net.legal_lits, net.does_nodes, net.move_start,
             net.terminal_lit, net.goal_lits, net.goal_values, net.goal_start,
             net.fan_start, net.fanout, net.scc, net.scc_start, net.scc_nodes,
-            net.needed, bits, count, seed, max_steps, self._work().playout_val,
+            net.needed, w[0], w[1], w[2], w[3], w[11] if net.watches_next else None, w[5], w[-1],
+            bits, count, seed, max_steps, scratch.playout_val,
         )  # fmt: skip
         return int(done), int(moves), sums, int(err)
 
@@ -203,15 +212,20 @@ class PropnetReasoner:
         In connectFour or reversi whose turn it is decides little, and two copies to
         keep up to date cost more than they save (0.7-0.8x); in breakthrough and
         checkers it decides every move (2-3x). Timed, by this thread's CPU, from the
-        initial state: the choice changes the speed only, never the totals.
+        initial state: the choice changes the speed only, never the totals. In calls of
+        the most playouts a scalar call makes (from one up, doubling, so a game of long
+        playouts does not overrun the trial by much): in calls of one, the dispatch of
+        the copies' arrays weighs as much as the kernels (breakthroughSmallHoles: 1.07x
+        in calls of one, 1.22x in calls of seven, 1.27x in calls of a thousand).
         """
         bits = self._unpack(self._initial)
         rates = []
         for run in (turns.run, self._full_playouts):
             run(bits, 1, 0, SPLIT_TRIAL_STEPS)  # loaded (and compiled) before it is timed
-            done, began = 0, time.thread_time()
+            done, per_call, began = 0, 1, time.thread_time()
             while (spent := time.thread_time() - began) < SPLIT_TRIAL_SECONDS:
-                done += run(bits, 1, done + 1, SPLIT_TRIAL_STEPS)[0]
+                done += run(bits, per_call, done + 1, SPLIT_TRIAL_STEPS)[0]
+                per_call = min(SPLIT_TRIAL_PLAYOUTS, 2 * per_call)
             rates.append(done / spent)
         return rates[0] > SPLIT_GAIN * rates[1]
 
@@ -391,3 +405,20 @@ class PropnetReasoner:
         if err == k.ERR_TOO_LONG:
             raise ReasonerError(f"a random playout did not end within {max_steps} moves")
         return PlayoutTotals(int(done), int(moves), tuple(int(s) for s in sums))
+
+
+_SMALL_GAME = """
+(role r) (init (step 0)) (succ 0 1) (succ 1 2)
+(legal r go) (<= (next (step ?n)) (true (step ?m)) (succ ?m ?n))
+(<= terminal (true (step 2))) (goal r 100)
+"""
+
+
+def warm_up() -> None:
+    """Compile (or load) the scalar playout kernel for networks too small to keep a log
+    of changed next literals (:data:`~ggpkit.reasoning.propnet.WATCH_MIN_BASE`): numba
+    compiles that case apart, and the registered games' networks are all larger."""
+    from ggpkit.gdl.kif import parse_rules
+
+    small = PropnetReasoner.from_rules(parse_rules(_SMALL_GAME))
+    small.playout_stats(small.initial(), 1, 0)

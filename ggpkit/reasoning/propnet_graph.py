@@ -228,12 +228,13 @@ def schedule(
 
 @njit(cache=True)
 def incremental(
-    kind: I32, in_start: I32, inputs: I32, comp_start: I32, comp_nodes: I32
+    kind: I32, in_start: I32, inputs: I32, comp_start: I32, comp_nodes: I32, next_lits: I32
 ) -> tuple[I32, I32, I32, I32, I32, I32]:
     """Fanouts and cyclic components, for incremental (differential) propagation.
 
     Returns ``fan_start, fanout, scc, scc_start, scc_nodes, needed``; only the gates of
-    the components appear as consumers, so changes never flow into dead logic.
+    the components appear as consumers, so changes never flow into dead logic, and
+    the node of each base fact's ``next`` literal names that fact as a watcher.
     """
     n = kind.shape[0]
     ncomp = comp_start.shape[0] - 1
@@ -258,7 +259,9 @@ def incremental(
                 nscc_nodes += 1
             nscc += 1
             scc_start[nscc] = nscc_nodes
-    fan_start, fanout = _fanouts(in_start, inputs, needed[:nneeded], scc, scc_start, scc_nodes, n)
+    fan_start, fanout = _fanouts(
+        in_start, inputs, needed[:nneeded], scc, scc_start, scc_nodes, next_lits, n
+    )
     return (
         fan_start,
         fanout,
@@ -271,15 +274,28 @@ def incremental(
 
 @njit(cache=True)
 def _fanouts(
-    in_start: I32, inputs: I32, needed: I32, scc: I32, scc_start: I32, scc_nodes: I32, n: int
+    in_start: I32,
+    inputs: I32,
+    needed: I32,
+    scc: I32,
+    scc_start: I32,
+    scc_nodes: I32,
+    next_lits: I32,
+    n: int,
 ) -> tuple[I32, I32]:
     """CSR of each node's consumers among ``needed``, in ``needed`` order, as
     ``4 * gate + 2 * cyclic + neg``: a cyclic gate is named by its component's first
-    node, which stands for the whole component in propagation."""
+    node, which stands for the whole component in propagation (its entries carry no
+    sign: it is recomputed from its inputs). After them, ``4 * i + 3``
+    for each base fact ``i`` whose ``next`` literal reads the node (constants have
+    none): a change there may change the next state at ``i``."""
     counts = np.zeros(n + 1, dtype=np.int32)
     for g in needed:
         for k in range(in_start[g], in_start[g + 1]):
             counts[(inputs[k] >> 1) + 1] += 1
+    for i in range(next_lits.shape[0]):
+        if next_lits[i] >> 1 > TRUE_NODE:
+            counts[(next_lits[i] >> 1) + 1] += 1
     fan_start = np.cumsum(counts).astype(np.int32)
     cursor = fan_start[:-1].copy()
     fanout = np.empty(fan_start[-1], dtype=np.int32)
@@ -289,7 +305,12 @@ def _fanouts(
         for k in range(in_start[g], in_start[g + 1]):
             x = inputs[k]
             m = x >> 1
-            fanout[cursor[m]] = entry + (x & 1)
+            fanout[cursor[m]] = entry + (x & 1) if sid < 0 else entry  # a component rereads
+            cursor[m] += 1
+    for i in range(next_lits.shape[0]):
+        m = next_lits[i] >> 1
+        if m > TRUE_NODE:
+            fanout[cursor[m]] = 4 * i + 3
             cursor[m] += 1
     return fan_start, fanout
 
@@ -305,7 +326,7 @@ def warm_up() -> None:
     needs = np.zeros((3, 5), dtype=np.uint8)
     needs[0] = mask
     schedule(kind, in_start, inputs, comp_start, comp_nodes, needs)
-    incremental(kind, in_start, inputs, comp_start, comp_nodes)
+    incremental(kind, in_start, inputs, comp_start, comp_nodes, np.array([8], dtype=np.int32))
 
 
 __all__: list[Any] = [

@@ -20,6 +20,7 @@ from ggpkit.reasoning import propnet_search_kernels as sk
 from ggpkit.reasoning import tree_kernels as tk
 from ggpkit.reasoning.array_tree import MAX_DEPTH, ArrayTree
 from ggpkit.reasoning.propnet import Propnet
+from ggpkit.reasoning.propnet_kernels import watch_log
 
 LINE_LENGTH = 100_000
 """Moves a one-role game's best line can hold (the playouts' step limit)."""
@@ -131,4 +132,5 @@ def work_arrays(net: Propnet) -> tuple[object, ...]:
         np.zeros(2 * nroles, dtype=np.int32),  # 8 does nodes to change
         np.zeros(2 * nroles, dtype=np.uint8),  # 9 their new values
         np.zeros(nroles, dtype=np.int64),  # 10 goals of a state expanded
+        watch_log(len(net.base)),  # 11 base facts whose next literal changed (scalar playouts)
     )

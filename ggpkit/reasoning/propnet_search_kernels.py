@@ -85,6 +85,8 @@ def _assign(xs, values, net, work, val):  # type: ignore[no-untyped-def]
 
     The arrays are unpacked into locals once: indexing the tuples inside the loop
     would count references to every array at each step (a few hundred ns each).
+    The tree reads every next literal at a step, so it keeps no log of the changed
+    ones (``None``: :func:`_push` skips the network's watch entries).
     """
     kind, in_start, inputs = net[0], net[1], net[2]
     fan_start, fanout, scc, scc_start, scc_nodes = net[15], net[16], net[17], net[18], net[19]
@@ -94,9 +96,9 @@ def _assign(xs, values, net, work, val):  # type: ignore[no-untyped-def]
         x = xs[i]
         if val[x] != values[i]:
             val[x] = values[i]
-            sp = _push(x, -1, val, fan_start, fanout, scc, cnt, pend, stack, sp)
+            sp = _push(x, -1, val, fan_start, fanout, scc, cnt, pend, stack, sp, None)
     _propagate(kind, in_start, inputs, val, fan_start, fanout, scc, scc_start, scc_nodes,
-               cnt, pend, stack, sp, old)  # fmt: skip
+               cnt, pend, stack, sp, old, None)  # fmt: skip
 
 
 @njit(cache=True, nogil=True)

@@ -111,7 +111,7 @@ def specialise(net: Propnet, values: dict[int, bool]) -> Propnet:
     kind = np.asarray(b.kind, dtype=np.int32)
     in_start, inputs = csr(b.ins)
     order, blocks, phases, inc = _schedule(
-        kind, in_start, inputs, ([*legal_lits, terminal_lit], next_lits, goal_lits)
+        kind, in_start, inputs, ([*legal_lits, terminal_lit], next_lits, goal_lits), False
     )
 
     def arr(xs: list[int]) -> np.ndarray:
@@ -124,7 +124,7 @@ def specialise(net: Propnet, values: dict[int, bool]) -> Propnet:
         legal_lits=arr(legal_lits), does_nodes=arr(does_nodes), move_start=arr(move_start),
         terminal_lit=terminal_lit, goal_lits=arr(goal_lits), goal_values=net.goal_values,
         goal_start=net.goal_start, fan_start=inc[0], fanout=inc[1], scc=inc[2],
-        scc_start=inc[3], scc_nodes=inc[4], needed=inc[5],
+        scc_start=inc[3], scc_nodes=inc[4], needed=inc[5], watches_next=False,
     )  # fmt: skip
 
 

@@ -42,16 +42,20 @@ def _ply(  # type: ignore[no-untyped-def]
     not the tuples the search kernels pass: a tuple handed to a call counts a reference
     to each of its arrays, at every ply. The load loop is written out, as in
     ``propnet_kernels.playouts``: one inlined helper for all such loops measured
-    0.77-0.87x on connectFour and breakthrough.
+    0.77-0.87x on connectFour and breakthrough. Both copies' base facts are compared
+    and read whole: the full network's log of changed next literals would need each
+    copy to track what the other changed, which measured 0.92-1.06x of these scans on
+    the four split games (so the copies have no watch entries, and ``None`` for the
+    log prunes the branch out of :func:`_push`: merely compiled in, it cost 14%).
     """
     sp = 0
     for i in range(base_nodes.shape[0]):
         x = base_nodes[i]
         if val[x] != state[i]:
             val[x] = state[i]
-            sp = _push(x, -1, val, fan_start, fanout, scc, cnt, pend, stack, sp)
+            sp = _push(x, -1, val, fan_start, fanout, scc, cnt, pend, stack, sp, None)
     sp = _propagate(kind, in_start, inputs, val, fan_start, fanout, scc, scc_start,
-                    scc_nodes, cnt, pend, stack, sp, old)  # fmt: skip
+                    scc_nodes, cnt, pend, stack, sp, old, None)  # fmt: skip
     if (val[terminal_lit >> 1] ^ (terminal_lit & 1)) != 0:
         return _ENDED, rng
     for r in range(move_start.shape[0] - 1):
@@ -69,13 +73,13 @@ def _ply(  # type: ignore[no-untyped-def]
             if chosen[r] >= 0:
                 x = does_nodes[chosen[r]]
                 val[x] = 0
-                sp = _push(x, -1, val, fan_start, fanout, scc, cnt, pend, stack, sp)
+                sp = _push(x, -1, val, fan_start, fanout, scc, cnt, pend, stack, sp, None)
             x = does_nodes[ks[r]]
             val[x] = 1
-            sp = _push(x, -1, val, fan_start, fanout, scc, cnt, pend, stack, sp)
+            sp = _push(x, -1, val, fan_start, fanout, scc, cnt, pend, stack, sp, None)
             chosen[r] = ks[r]
     sp = _propagate(kind, in_start, inputs, val, fan_start, fanout, scc, scc_start,
-                    scc_nodes, cnt, pend, stack, sp, old)  # fmt: skip
+                    scc_nodes, cnt, pend, stack, sp, old, None)  # fmt: skip
     for i in range(next_lits.shape[0]):
         x = next_lits[i]
         out[i] = val[x >> 1] ^ (x & 1)

@@ -265,6 +265,46 @@ def test_kernels_replay_exactly_on_the_recursive_graph_game(seed: int, count: in
         assert _both_kernels(r, r.initial(), count, seed, mp) == [expected, expected]
 
 
+# Reachability through unblocked nodes: the recursive gates read a negated base fact
+# themselves, so a cyclic component has a negated input from outside it, and legality
+# depends on it (goals alone would not be propagated differentially).
+BLOCKED_PATHS = """
+(role r)
+(node a) (node b) (node c) (node d)
+(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6)
+(init (edge a b)) (init (edge b c)) (init (edge c a)) (init (edge c d)) (init (edge d b))
+(init (clock 0))
+(<= (path ?x ?y) (true (edge ?x ?y)))
+(<= (path ?x ?z) (path ?x ?y) (true (edge ?y ?z)) (not (true (blocked ?y))))
+(<= (legal r (block ?x)) (node ?x) (not (true (blocked ?x))) (path a ?x))
+(<= (legal r (free ?x)) (true (blocked ?x)))
+(legal r wait)
+(<= (next (blocked ?x)) (does r (block ?x)))
+(<= (next (blocked ?x)) (true (blocked ?x)) (not (does r (free ?x))))
+(<= (next (edge ?x ?y)) (true (edge ?x ?y)))
+(<= (next (clock ?n)) (true (clock ?m)) (succ ?m ?n))
+(<= terminal (true (clock 6)))
+(<= (goal r 100) (path a a))
+(<= (goal r 0) (not (path a a)))
+"""
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_kernels_replay_exactly_where_a_cycle_reads_a_negation(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    r = PropnetReasoner.from_rules(parse_rules(BLOCKED_PATHS))
+    net = r.net
+    cyclic = {int(n) for n in net.scc_nodes}
+    assert any(
+        int(net.inputs[k]) & 1 and int(net.inputs[k]) >> 1 not in cyclic
+        for g in cyclic
+        for k in range(int(net.in_start[g]), int(net.in_start[g + 1]))
+    ), "the network must keep a cyclic gate with a negated outside input"
+    expected = _replay(r, r.initial(), 60, seed)
+    assert _both_kernels(r, r.initial(), 60, seed, monkeypatch) == [expected, expected]
+
+
 @pytest.mark.parametrize("name", ["ticTacToe", "connectFour", "breakthroughSmallHoles", "peg"])
 def test_kernels_replay_exactly_on_corpus_games(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     r = _corpus(name)
@@ -273,6 +313,27 @@ def test_kernels_replay_exactly_on_corpus_games(name: str, monkeypatch: pytest.M
     s = r.next(s, [r.legal(s, i)[0] for i in range(len(r.roles))])
     expected = _replay(r, s, 70, seed=11)
     assert _both_kernels(r, s, 70, 11, monkeypatch) == [expected, expected]
+
+
+@pytest.mark.parametrize("rules", [GRAPH, BLOCKED_PATHS])
+def test_scalar_calls_from_state_after_state_replay_exactly(
+    rules: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The scalar kernel keeps its propagation between calls: each call starts where
+    the last one ended (another state, a role's move still set), on one thread."""
+    from ggpkit.reasoning import fast
+
+    monkeypatch.setattr(fast, "LANE_THRESHOLD", 10**9)
+    r = PropnetReasoner.from_rules(parse_rules(rules))
+    rng = random.Random(5)
+    s = r.initial()
+    for call in range(8):
+        t = r.playout_stats(s, 3, call)
+        assert (t.moves, list(t.goal_sums)) == _replay(r, s, 3, call)
+        if r.terminal(s) or rng.random() < 0.3:
+            s = r.initial()
+        else:
+            s = r.next(s, [rng.choice(r.legal(s, i)) for i in range(len(r.roles))])
 
 
 @pytest.mark.parametrize(("name", "per_start"), [("ticTacToe", 5), ("connectFour", 23)])
