@@ -121,17 +121,6 @@ def set_state(bits, base_nodes, val):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
-def advance(base_nodes, next_lits, tmp, val):  # type: ignore[no-untyped-def]
-    """Copy the ``next`` values into the base propositions (through ``tmp``)."""
-    nb = base_nodes.shape[0]
-    for i in range(nb):
-        x = next_lits[i]
-        tmp[i] = val[x >> 1] ^ (x & 1)
-    for i in range(nb):
-        val[base_nodes[i]] = tmp[i]
-
-
-@njit(cache=True, nogil=True)
 def watch_log(size):  # type: ignore[no-untyped-def]
     """An empty log of indices ``0 .. size - 1``, each noted at most once until drained:
     ``log[0]`` entries at ``log[1:]``, then one flag per index."""
