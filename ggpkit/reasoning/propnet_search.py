@@ -133,4 +133,6 @@ def work_arrays(net: Propnet) -> tuple[object, ...]:
         np.zeros(2 * nroles, dtype=np.uint8),  # 9 their new values
         np.zeros(nroles, dtype=np.int64),  # 10 goals of a state expanded
         watch_log(len(net.base)),  # 11 base facts whose next literal changed (scalar playouts)
+        watch_log(len(net.base)),  # 12 base facts changed since this split copy last loaded
+        np.zeros(len(net.base), dtype=np.int32),  # 13 indices drained from 12
     )
