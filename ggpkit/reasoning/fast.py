@@ -70,8 +70,9 @@ class _Scratch:
         self.val = np.zeros(net.size, dtype=np.uint8)
         self.val[1] = 1  # node 1 is the constant true
         self.playout_val = self.val.copy()
-        self.playout_work = (*work_arrays(net), np.zeros(1, dtype=np.uint8))
-        """The scalar playouts' propagation state, kept between calls; last, whether
+        self.playout_work: tuple[object, ...] | None = None
+        """The scalar playouts' propagation state, kept between calls (made at the
+        first; a thread that never plays out does not hold it); last, whether
         ``playout_val`` and it are consistent yet."""
         self.val64 = np.zeros(net.size, dtype=np.uint64)
         self.state: bytes | None = None
@@ -182,6 +183,8 @@ class PropnetReasoner:
         """:meth:`_scalar_playouts` on the full network."""
         net = self.net
         scratch = self._work()
+        if scratch.playout_work is None:
+            scratch.playout_work = (*work_arrays(net), np.zeros(1, dtype=np.uint8))
         w = scratch.playout_work
         done, moves, sums, err = k.playouts(
             net.kind, net.in_start, net.inputs, net.order, net.blocks, net.phases,

@@ -318,7 +318,7 @@ def playouts(  # type: ignore[no-untyped-def]
             # where the network notes them in ``changed``; else every one is read.
             if changed is not None:
                 m = drain(changed, due)
-            else:
+            else:  # filled here at each step: filled once before the loop, 0.71x on ticTacToe
                 m = nb
                 for j in range(nb):
                     due[j] = j
