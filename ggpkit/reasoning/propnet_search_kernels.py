@@ -28,11 +28,11 @@ import numpy as np
 from numba import njit
 
 from ggpkit.reasoning.propnet_kernels import (
-    _propagate,
     _push,
     eval_phase,
     playouts64,
     playouts64_from,
+    propagate,
     rand_below,
     set_state,
     step64,
@@ -97,7 +97,7 @@ def _assign(xs, values, net, work, val):  # type: ignore[no-untyped-def]
         if val[x] != values[i]:
             val[x] = values[i]
             sp = _push(x, -1, val, fan_start, fanout, scc, cnt, pend, stack, sp, None)
-    _propagate(kind, in_start, inputs, val, fan_start, fanout, scc, scc_start, scc_nodes,
+    propagate(kind, in_start, inputs, val, fan_start, fanout, scc, scc_start, scc_nodes,
                cnt, pend, stack, sp, old, None)  # fmt: skip
 
 

@@ -16,10 +16,10 @@ from ggpkit.reasoning.propnet_kernels import (
     ERR_NO_LEGAL,
     ERR_NONE,
     ERR_TOO_LONG,
-    _propagate,
     _push,
     drain,
     note,
+    propagate,
     rand_below,
     seed_stream,
 )
@@ -57,7 +57,7 @@ def _ply(  # type: ignore[no-untyped-def]
         if val[x] != state[due[j]]:
             val[x] = state[due[j]]
             sp = _push(x, -1, val, fan_start, fanout, scc, cnt, pend, stack, sp, None)
-    sp = _propagate(kind, in_start, inputs, val, fan_start, fanout, scc, scc_start,
+    sp = propagate(kind, in_start, inputs, val, fan_start, fanout, scc, scc_start,
                     scc_nodes, cnt, pend, stack, sp, old, None)  # fmt: skip
     if (val[terminal_lit >> 1] ^ (terminal_lit & 1)) != 0:
         return _ENDED, rng
@@ -81,7 +81,7 @@ def _ply(  # type: ignore[no-untyped-def]
             val[x] = 1
             sp = _push(x, -1, val, fan_start, fanout, scc, cnt, pend, stack, sp, None)
             chosen[r] = ks[r]
-    sp = _propagate(kind, in_start, inputs, val, fan_start, fanout, scc, scc_start,
+    sp = propagate(kind, in_start, inputs, val, fan_start, fanout, scc, scc_start,
                     scc_nodes, cnt, pend, stack, sp, old, None)  # fmt: skip
     for i in range(next_lits.shape[0]):
         x = next_lits[i]
