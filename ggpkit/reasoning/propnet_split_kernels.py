@@ -30,11 +30,38 @@ ERR_UNTIED = 4
 """A state broke a tie the copies were built on: play it on the full network."""
 
 
+_BYTES = np.uint64(0x0101010101010101)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _ones(word):  # type: ignore[no-untyped-def]
+    """How many of a word's eight node values (bytes of 0 or 1) are true."""
+    return np.int64((word * _BYTES) >> np.uint64(56))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _nth_one(val, val_words, w, j):  # type: ignore[no-untyped-def]
+    """The node of the ``j``-th true value (from 0) at or after word ``w``."""
+    c = _ones(val_words[w])
+    while j >= c:
+        j -= c
+        w += 1
+        c = _ones(val_words[w])
+    n = 8 * w
+    while True:
+        if val[n] != 0:
+            if j == 0:
+                return n
+            j -= 1
+        n += 1
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _ply(  # type: ignore[no-untyped-def]
     kind, in_start, inputs, fan_start, fanout, scc, scc_start, scc_nodes, base_nodes,
     next_lits, legal_lits, does_nodes, move_start, terminal_lit,
-    cnt, pend, stack, old, ks, chosen, val, rng, state, legal_k, dirty, due, other_dirty,
+    cnt, pend, stack, old, ks, chosen, val, val_words, rng, state, state_words, dirty, due,
+    other_dirty,
 ):  # fmt: skip
     """Bring this copy up to ``state``, then play one random joint move on it into ``state``.
 
@@ -62,15 +89,19 @@ def _ply(  # type: ignore[no-untyped-def]
     if (val[terminal_lit >> 1] ^ (terminal_lit & 1)) != 0:
         return _ENDED, rng
     for r in range(move_start.shape[0] - 1):
+        s = move_start[r]
+        if s == move_start[r + 1]:
+            return _STUCK, rng
+        first = legal_lits[s] >> 1  # the role's run of legal nodes, from a word boundary
+        w0 = first >> 3
+        w1 = (first + move_start[r + 1] - s + 7) >> 3
         nl = 0
-        for k in range(move_start[r], move_start[r + 1]):  # one pass, no branch
-            x = legal_lits[k]
-            legal_k[nl] = k
-            nl += val[x >> 1] ^ (x & 1)
+        for w in range(w0, w1):
+            nl += _ones(val_words[w])
         if nl == 0:
             return _STUCK, rng
         rng, j = rand_below(rng, nl)
-        ks[r] = legal_k[j]
+        ks[r] = s + _nth_one(val, val_words, w0, j) - first
     for r in range(ks.shape[0]):
         if chosen[r] != ks[r]:
             if chosen[r] >= 0:
@@ -83,13 +114,15 @@ def _ply(  # type: ignore[no-untyped-def]
             chosen[r] = ks[r]
     sp = propagate(kind, in_start, inputs, val, fan_start, fanout, scc, scc_start,
                     scc_nodes, cnt, pend, stack, sp, old, None)  # fmt: skip
-    for i in range(next_lits.shape[0]):
-        x = next_lits[i]
-        v = val[x >> 1] ^ (x & 1)
-        if v != state[i]:
-            state[i] = v
-            note(i, dirty)
-            note(i, other_dirty)
+    at = next_lits[0] >> 4 if next_lits.shape[0] else 0  # the run of next nodes: its word
+    for w in range(state_words.shape[0]):
+        if val_words[at + w] != state_words[w]:
+            for i in range(8 * w, 8 * w + 8):
+                v = val[8 * at + i]
+                if v != state[i]:
+                    state[i] = v
+                    note(i, dirty)
+                    note(i, other_dirty)
     return _PLAYED, rng
 
 
@@ -142,16 +175,20 @@ def split_playouts(  # type: ignore[no-untyped-def]
         work1[0], work1[1], work1[2], work1[3], work1[4], work1[5],
     )  # fmt: skip
     dirty1, due1 = work1[12], work1[13]
-    state = start_bits.copy()
-    for i in range(state.shape[0]):  # the copies may hold another call's state
+    nb = start_bits.shape[0]
+    state = np.zeros((nb + 7) & ~7, dtype=np.uint8)  # whole words, as the next run reads
+    state[:nb] = start_bits
+    state_words = state.view(np.uint64)
+    val_words0 = val0.view(np.uint64)
+    val_words1 = val1.view(np.uint64)
+    for i in range(nb):  # the copies may hold another call's state
         note(i, dirty0)
         note(i, dirty1)
-    legal_k = np.zeros(max(1, net0[8].shape[0], net1[8].shape[0]), dtype=np.int64)
     moves = 0
     side = 0
     for p in range(count):
         rng = seed_stream(seed, p)
-        for i in range(state.shape[0]):
+        for i in range(nb):
             if state[i] != start_bits[i]:
                 state[i] = start_bits[i]
                 note(i, dirty0)
@@ -166,15 +203,15 @@ def split_playouts(  # type: ignore[no-untyped-def]
                 code, rng = _ply(
                     kind1, in_start1, inputs1, fan_start1, fanout1, scc1, scc_start1,
                     scc_nodes1, base_nodes1, next_lits1, legal_lits1, does_nodes1, move_start1,
-                    terminal1, cnt1, pend1, stack1, old1, ks1, chosen1, val1,
-                    rng, state, legal_k, dirty1, due1, dirty0,
+                    terminal1, cnt1, pend1, stack1, old1, ks1, chosen1, val1, val_words1,
+                    rng, state, state_words, dirty1, due1, dirty0,
                 )  # fmt: skip
             else:
                 code, rng = _ply(
                     kind0, in_start0, inputs0, fan_start0, fanout0, scc0, scc_start0,
                     scc_nodes0, base_nodes0, next_lits0, legal_lits0, does_nodes0, move_start0,
-                    terminal0, cnt0, pend0, stack0, old0, ks0, chosen0, val0,
-                    rng, state, legal_k, dirty0, due0, dirty1,
+                    terminal0, cnt0, pend0, stack0, old0, ks0, chosen0, val0, val_words0,
+                    rng, state, state_words, dirty0, due0, dirty1,
                 )  # fmt: skip
             if code == _ENDED:
                 break

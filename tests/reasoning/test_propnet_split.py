@@ -104,3 +104,51 @@ def test_threads_sharing_a_split_reasoner_get_their_own_totals() -> None:
     for t in threads:
         t.join()
     assert all(totals == expected for totals in got.values())
+
+
+# Legal and next literals of every shape the copies' word runs must carry: negated
+# (flip), a base fact itself (touch, and wait sharing touch 1's), a constant (pass), a
+# move per role past one word (ten flips); next literals negated (dark), a base fact
+# itself (echo) and constant-folded in a copy (control).
+SHAPES = """
+(role white) (role black)
+(init (control white)) (init (step 0))
+(num 1) (num 2) (num 3) (num 4) (num 5) (num 6) (num 7) (num 8) (num 9) (num 10)
+(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6) (succ 6 7) (succ 7 8)
+(succ 8 9) (succ 9 10) (succ 10 11) (succ 11 12) (succ 12 13) (succ 13 14) (succ 14 15)
+(<= (legal ?p (flip ?k)) (true (control ?p)) (num ?k) (not (true (on ?k))))
+(<= (legal white (touch ?k)) (true (control white)) (num ?k) (true (on ?k)))
+(<= (legal white wait) (true (control white)) (true (on 1)))
+(<= (legal black pass) (true (control black)))
+(<= (legal ?p noop) (role ?p) (not (true (control ?p))))
+(<= (cleared ?k) (does ?p (touch ?k)))
+(<= (next (on ?k)) (true (on ?k)) (num ?k) (not (cleared ?k)))
+(<= (next (on ?k)) (does ?p (flip ?k)))
+(<= (next dark) (not (true (on 2))))
+(<= (next echo) (true (on 3)))
+(<= (next (control black)) (true (control white)))
+(<= (next (control white)) (true (control black)))
+(<= (next (step ?n)) (true (step ?m)) (succ ?m ?n))
+(<= terminal (true (step 15)))
+(<= (goal white 100) (true dark)) (<= (goal white 0) (not (true dark)))
+(<= (goal black 100) (not (true dark))) (<= (goal black 0) (true dark))
+"""
+
+
+def test_literals_of_every_shape_are_read_by_words_as_they_are_one_by_one() -> None:
+    r = PropnetReasoner.from_rules(parse_rules(SHAPES, "shapes"))
+    turns = _split_of(r)
+    for copy in turns.split.nets:
+        for lits in (copy.legal_lits[copy.move_start[0] : copy.move_start[1]], copy.next_lits):
+            first = int(lits[0]) >> 1
+            assert first % 8 == 0
+            assert (lits >> 1).tolist() == list(range(first, first + len(lits)))
+    state = r.initial()
+    for depth in range(6):  # from states part way in, where the moves differ
+        bits = r.bits(state)
+        for seed in range(8):
+            got = turns.run(bits, 7, seed, DEFAULT_MAX_STEPS)
+            full = r._full_playouts(bits, 7, seed, DEFAULT_MAX_STEPS)
+            assert got[3] == full[3] == 0
+            assert (got[0], got[1], got[2].tolist()) == (full[0], full[1], full[2].tolist())
+        state = r.next(state, [r.legal(state, i)[depth % len(r.legal(state, i))] for i in (0, 1)])
