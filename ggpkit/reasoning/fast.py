@@ -36,6 +36,7 @@ from ggpkit.reasoning.grounding import (
 )
 from ggpkit.reasoning.propnet import Propnet, build
 from ggpkit.reasoning.propnet_batch import PropnetStepper
+from ggpkit.reasoning.propnet_layout import check_layout, legal_runs
 from ggpkit.reasoning.propnet_search import work_arrays
 from ggpkit.reasoning.propnet_split import (
     ERR_UNTIED,
@@ -85,6 +86,7 @@ class PropnetReasoner:
     """A :class:`~ggpkit.reasoning.base.Reasoner` over ``bytes`` states, backed by a propnet."""
 
     def __init__(self, net: Propnet) -> None:
+        check_layout(legal_runs(net.legal_lits, net.move_start), net.size)
         self.net = net
         self.compile_report: CompileReport | None = None
         """Where the compilation's time went, when it was compiled from rules here."""

@@ -27,6 +27,7 @@ import numpy.typing as npt
 from ggpkit.gdl.terms import Const, Func, Term
 from ggpkit.reasoning import propnet_graph as graph
 from ggpkit.reasoning.grounding import GroundingError, GroundProgram
+from ggpkit.reasoning.propnet_layout import lay_out
 
 FALSE, TRUE = 0, 1
 KIND_INPUT, KIND_AND, KIND_OR = 0, 1, 2
@@ -211,6 +212,20 @@ def build(program: GroundProgram) -> Propnet:
 
     kind = np.asarray(b.kind, dtype=np.int32)
     in_start, flat = graph.csr(b.ins)
+    # Legal literals in runs of words (the scalar kernel counts them by words); the
+    # next literals stay as they are (read one by one, where they changed).
+    groups = [legal_lits[move_start[r] : move_start[r + 1]] for r in range(len(roles))]
+    kind, in_start, flat, new, runs = lay_out(kind, in_start, flat, groups)
+
+    def moved(x: int) -> int:
+        return 2 * int(new[x >> 1]) | (x & 1)
+
+    legal_lits = [x for run in runs for x in run]
+    next_lits = [moved(x) for x in next_lits]
+    goal_lits = [moved(x) for x in goal_lits]
+    terminal_lit = moved(terminal_lit)
+    base_nodes = [int(new[n]) for n in base_nodes]
+    does_list = [int(new[n]) for n in does_list]
     roots = ([*legal_lits, terminal_lit], next_lits, goal_lits)
     watch = len(next_lits) >= WATCH_MIN_BASE
     order, blocks, phases, inc = _schedule(kind, in_start, flat, roots, watch)

@@ -120,6 +120,39 @@ def set_state(bits, base_nodes, val):  # type: ignore[no-untyped-def]
         val[base_nodes[i]] = bits[i]
 
 
+_BYTES = np.uint64(0x0101010101010101)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def ones(word):  # type: ignore[no-untyped-def]
+    """How many of a word's eight node values (bytes of 0 or 1) are true: their sum,
+    in the top byte of the word times 0x0101010101010101."""
+    return np.int64((word * _BYTES) >> np.uint64(56))
+
+
+_PACK = np.uint64(0x0102040810204080)
+"""Times a word of 0/1 bytes, puts byte i's value at bit 56 + i (no carries)."""
+_NTH_BIT = np.zeros(256 * 8, dtype=np.int64)
+"""``_NTH_BIT[8 * mask + j]``: the position of the ``j``-th set bit of ``mask``."""
+for _mask in range(256):
+    for _j, _bit in enumerate(b for b in range(8) if _mask >> b & 1):
+        _NTH_BIT[8 * _mask + _j] = _bit
+
+
+@njit(cache=True, nogil=True, inline="always")
+def nth_one(val_words, w, j):  # type: ignore[no-untyped-def]
+    """The node of the ``j``-th true value (from 0) at or after word ``w``: words are
+    skipped by their counts, and within the word the byte is looked up, not searched
+    (a branch per byte mispredicted: ticTacToe ran at 0.95x the one-by-one scan)."""
+    c = ones(val_words[w])
+    while j >= c:
+        j -= c
+        w += 1
+        c = ones(val_words[w])
+    mask = (val_words[w] * _PACK) >> np.uint64(56)
+    return 8 * w + _NTH_BIT[8 * np.int64(mask) + j]
+
+
 @njit(cache=True, nogil=True)
 def watch_log(size):  # type: ignore[no-untyped-def]
     """An empty log of indices ``0 .. size - 1``, each noted at most once until drained:
@@ -285,7 +318,7 @@ def playouts(  # type: ignore[no-untyped-def]
     due = np.zeros(nb, dtype=np.int32)
     sums = np.zeros(nroles, dtype=np.int64)
     pick_k = np.zeros(nroles, dtype=np.int64)
-    legal_k = np.zeros(max(1, legal_lits.shape[0]), dtype=np.int64)
+    val_words = val.view(np.uint64)
     moves = 0
     sp = 0
     for p in range(count):
@@ -303,18 +336,18 @@ def playouts(  # type: ignore[no-untyped-def]
         while (val[terminal_lit >> 1] ^ (terminal_lit & 1)) == 0:
             if steps >= max_steps:
                 return p, moves, sums, ERR_TOO_LONG
-            for r in range(nroles):
+            for r in range(nroles):  # each role's legal nodes: a run from a word boundary
                 s = move_start[r]
-                e = move_start[r + 1]
+                if s == move_start[r + 1]:
+                    return p, moves, sums, ERR_NO_LEGAL
+                first = legal_lits[s] >> 1
                 nl = 0
-                for k in range(s, e):  # one pass, no branch: every legal k kept in order
-                    x = legal_lits[k]
-                    legal_k[nl] = k
-                    nl += val[x >> 1] ^ (x & 1)
+                for w in range(first >> 3, (first + move_start[r + 1] - s + 7) >> 3):
+                    nl += ones(val_words[w])
                 if nl == 0:
                     return p, moves, sums, ERR_NO_LEGAL
                 rng, j = rand_below(rng, nl)
-                pick_k[r] = legal_k[j]
+                pick_k[r] = s + nth_one(val_words, first >> 3, j) - first
             for r in range(nroles):
                 if chosen[r] != pick_k[r]:
                     if chosen[r] >= 0:

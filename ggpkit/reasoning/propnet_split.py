@@ -22,22 +22,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ggpkit.gdl.terms import Term
-from ggpkit.reasoning.propnet import (
-    FALSE,
-    KIND_AND,
-    KIND_INPUT,
-    TRUE,
-    Propnet,
-    _Builder,
-    _schedule,
-    _simplify,
-)
+from ggpkit.reasoning.propnet import FALSE, TRUE, Propnet, _Builder, _schedule, _simplify
 from ggpkit.reasoning.propnet_graph import csr
+from ggpkit.reasoning.propnet_layout import check_layout, lay_out, legal_runs
 from ggpkit.reasoning.propnet_search import net_arrays, work_arrays
 from ggpkit.reasoning.propnet_split_kernels import ERR_UNTIED, split_playouts
-
-WORD = 8
-"""Node values are bytes; the copies' kernels read them eight at a time (one uint64)."""
 
 MAX_SPLIT_NODES = 30_000
 """Largest network worth copying twice: the copies are built when the first scalar
@@ -118,18 +107,18 @@ def specialise(net: Propnet, values: dict[int, bool]) -> Propnet:
         moves.append(tuple(kept))
         move_start.append(len(legal_lits))
     next_lits = [lit(x) for x in net.next_lits]
-    runs = _claim_runs(b, [*_by_role(legal_lits, move_start), next_lits])
-    new = _renumber(b, runs)
+    kind, in_start, inputs = np.asarray(b.kind, dtype=np.int32), *csr(b.ins)
+    groups = [run.tolist() for run in legal_runs(np.asarray(legal_lits), np.asarray(move_start))]
+    groups.append(next_lits)
+    kind, in_start, inputs, new, runs = lay_out(kind, in_start, inputs, groups)
 
     def moved(x: int) -> int:
-        return 2 * new[x >> 1] | (x & 1)
+        return 2 * int(new[x >> 1]) | (x & 1)
 
-    legal_lits = [2 * new[n] for run in runs[:-1] for n in run]
-    next_lits = [2 * new[n] for n in runs[-1]]
+    legal_lits = [x for run in runs[:-1] for x in run]
+    next_lits = runs[-1]
     goal_lits = [moved(lit(x)) for x in net.goal_lits]
     terminal_lit = moved(lit(net.terminal_lit))
-    kind = np.asarray(b.kind, dtype=np.int32)
-    in_start, inputs = csr(b.ins)
     order, blocks, phases, inc = _schedule(
         kind, in_start, inputs, ([*legal_lits, terminal_lit], next_lits, goal_lits), False
     )
@@ -140,68 +129,13 @@ def specialise(net: Propnet, values: dict[int, bool]) -> Propnet:
     return Propnet(
         roles=net.roles, base=net.base, init=net.init, moves=tuple(moves), kind=kind,
         in_start=in_start, inputs=inputs, order=order, blocks=blocks.reshape(-1, 3),
-        phases=phases, base_nodes=arr([new[n] for n in net.base_nodes.tolist()]),
+        phases=phases, base_nodes=arr([int(new[n]) for n in net.base_nodes.tolist()]),
         next_lits=arr(next_lits), legal_lits=arr(legal_lits),
-        does_nodes=arr([new[n] for n in does_nodes]), move_start=arr(move_start),
+        does_nodes=arr([int(new[n]) for n in does_nodes]), move_start=arr(move_start),
         terminal_lit=terminal_lit, goal_lits=arr(goal_lits), goal_values=net.goal_values,
         goal_start=net.goal_start, fan_start=inc[0], fanout=inc[1], scc=inc[2],
         scc_start=inc[3], scc_nodes=inc[4], needed=inc[5], watches_next=False,
     )  # fmt: skip
-
-
-def _by_role(lits: list[int], move_start: list[int]) -> list[list[int]]:
-    return [lits[move_start[r] : move_start[r + 1]] for r in range(len(move_start) - 1)]
-
-
-def _claim_runs(b: _Builder, groups: list[list[int]]) -> list[list[int]]:
-    """For each literal of each group, a node whose value is the literal's: its own gate
-    where that is an unnegated gate no other literal claimed, else a new one-input AND
-    (an identity gate: one more step of propagation where the literal changes)."""
-    claimed: set[int] = {FALSE, TRUE}
-    runs = []
-    for lits in groups:
-        run = []
-        for x in lits:
-            n = x >> 1
-            if x & 1 or b.kind[n] == KIND_INPUT or n in claimed:
-                n = len(b.kind)
-                b.kind.append(KIND_AND)
-                b.ins.append([x])
-            claimed.add(n)
-            run.append(n)
-        runs.append(run)
-    return runs
-
-
-def _renumber(b: _Builder, runs: list[list[int]]) -> list[int]:
-    """Renumber ``b``'s nodes in place so that each run's nodes are consecutive from a
-    multiple of :data:`WORD` (the constants first, unread inputs as padding, the other
-    nodes last, the count a multiple of :data:`WORD` too); returns old -> new.
-
-    Why: the copies' kernels then count a role's legal moves, and find the changes of
-    the next state, a word of eight values at a time (breakthrough: 155 legal and 130
-    next literals a ply, read one by one before)."""
-    order = [FALSE, TRUE]
-
-    def pad() -> None:
-        while len(order) % WORD:
-            order.append(len(b.kind))
-            b.kind.append(KIND_INPUT)
-            b.ins.append([])
-
-    for run in runs:
-        pad()
-        order.extend(run)
-    pad()
-    placed = set(order)
-    order.extend(n for n in range(len(b.kind)) if n not in placed)
-    pad()
-    new = [0] * len(order)
-    for position, n in enumerate(order):
-        new[n] = position
-    b.kind = [b.kind[n] for n in order]
-    b.ins = [[2 * new[x >> 1] | (x & 1) for x in b.ins[n]] for n in order]
-    return new
 
 
 def split(net: Propnet, tied: dict[int, bool]) -> SplitPropnet:
@@ -220,7 +154,7 @@ class SplitPlayouts:
 
     def __init__(self, split: SplitPropnet) -> None:
         for net in split.nets:
-            _check_runs(net)
+            check_layout([*legal_runs(net.legal_lits, net.move_start), net.next_lits], net.size)
         self.split = split
         self._arrays = tuple(net_arrays(net) for net in split.nets)
         self._tied = np.asarray(list(split.tied), dtype=np.int64)
@@ -244,18 +178,6 @@ class SplitPlayouts:
             self._tied_value, bits, count, seed, max_steps, sums,
         )  # fmt: skip
         return int(done), int(moves), sums, int(err)
-
-
-def _check_runs(net: Propnet) -> None:
-    """The layout :func:`_renumber` makes and the copies' kernels read by words (an
-    error here would make them read other nodes' values: better refused at once)."""
-    runs = [*_by_role(net.legal_lits.tolist(), net.move_start.tolist()), net.next_lits.tolist()]
-    for lits in runs:
-        first = lits[0] >> 1 if lits else 0
-        if first % WORD or lits != list(range(2 * first, 2 * (first + len(lits)), 2)):
-            raise ValueError("a split copy's literals are not laid out in runs of words")
-    if net.size % WORD:
-        raise ValueError("a split copy's node count is not a whole number of words")
 
 
 def _values(net: Propnet) -> np.ndarray:

@@ -19,6 +19,8 @@ from ggpkit.reasoning.propnet_kernels import (
     _push,
     drain,
     note,
+    nth_one,
+    ones,
     propagate,
     rand_below,
     seed_stream,
@@ -28,32 +30,6 @@ from ggpkit.reasoning.propnet_search_kernels import _goal_points, prepare, settl
 _PLAYED, _ENDED, _STUCK = 0, 1, 2
 ERR_UNTIED = 4
 """A state broke a tie the copies were built on: play it on the full network."""
-
-
-_BYTES = np.uint64(0x0101010101010101)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _ones(word):  # type: ignore[no-untyped-def]
-    """How many of a word's eight node values (bytes of 0 or 1) are true."""
-    return np.int64((word * _BYTES) >> np.uint64(56))
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _nth_one(val, val_words, w, j):  # type: ignore[no-untyped-def]
-    """The node of the ``j``-th true value (from 0) at or after word ``w``."""
-    c = _ones(val_words[w])
-    while j >= c:
-        j -= c
-        w += 1
-        c = _ones(val_words[w])
-    n = 8 * w
-    while True:
-        if val[n] != 0:
-            if j == 0:
-                return n
-            j -= 1
-        n += 1
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -97,11 +73,11 @@ def _ply(  # type: ignore[no-untyped-def]
         w1 = (first + move_start[r + 1] - s + 7) >> 3
         nl = 0
         for w in range(w0, w1):
-            nl += _ones(val_words[w])
+            nl += ones(val_words[w])
         if nl == 0:
             return _STUCK, rng
         rng, j = rand_below(rng, nl)
-        ks[r] = s + _nth_one(val, val_words, w0, j) - first
+        ks[r] = s + nth_one(val_words, w0, j) - first
     for r in range(ks.shape[0]):
         if chosen[r] != ks[r]:
             if chosen[r] >= 0:
