@@ -40,10 +40,11 @@ def lay_out(
     the nodes the caller still names: inputs, goals, terminal) and each group's new
     literals (``2 * node``, consecutive, the first a multiple of ``2 * WORD``).
     """
-    kind_l, ins_l, runs = _claim_runs(kind, in_start, inputs, groups)
-    kind = np.concatenate([kind, np.asarray(kind_l, dtype=np.int32)])
-    lengths = np.concatenate([np.diff(in_start), np.ones(len(ins_l), dtype=np.int32)])
-    inputs = np.concatenate([inputs, np.asarray(ins_l, dtype=np.int32)])
+    identity_inputs, runs = _claim_runs(kind, groups)
+    added = len(identity_inputs)
+    kind = np.concatenate([kind, np.full(added, KIND_AND, dtype=np.int32)])
+    lengths = np.concatenate([np.diff(in_start), np.ones(added, dtype=np.int32)])
+    inputs = np.concatenate([inputs, np.asarray(identity_inputs, dtype=np.int32)])
     in_start = np.zeros(len(kind) + 1, dtype=np.int32)
     np.cumsum(lengths, out=in_start[1:])
     order = _word_order(len(kind), runs)
@@ -53,27 +54,23 @@ def lay_out(
     return kind, in_start, inputs, new, [[2 * int(new[n]) for n in run] for run in runs]
 
 
-def _claim_runs(
-    kind: I32, in_start: I32, inputs: I32, groups: Sequence[Sequence[int]]
-) -> tuple[list[int], list[int], list[list[int]]]:
+def _claim_runs(kind: I32, groups: Sequence[Sequence[int]]) -> tuple[list[int], list[list[int]]]:
     """Each literal's node (old numbering): its own, or a one-input AND appended after
-    the ``len(kind)`` nodes. Returns the appended gates' kinds and inputs, and the runs."""
+    the ``len(kind)`` nodes. Returns the appended gates' inputs, and the runs."""
     claimed = {0, TRUE_NODE}
-    added_kind: list[int] = []
-    added_input: list[int] = []
+    identity_inputs: list[int] = []
     runs = []
     for lits in groups:
         run = []
         for x in lits:
             n = int(x) >> 1
             if x & 1 or kind[n] == KIND_INPUT or n in claimed:
-                n = len(kind) + len(added_kind)
-                added_kind.append(KIND_AND)
-                added_input.append(int(x))
+                n = len(kind) + len(identity_inputs)
+                identity_inputs.append(int(x))
             claimed.add(n)
             run.append(n)
         runs.append(run)
-    return added_kind, added_input, runs
+    return identity_inputs, runs
 
 
 def _word_order(size: int, runs: list[list[int]]) -> I64:

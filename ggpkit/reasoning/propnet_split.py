@@ -107,10 +107,11 @@ def specialise(net: Propnet, values: dict[int, bool]) -> Propnet:
         moves.append(tuple(kept))
         move_start.append(len(legal_lits))
     next_lits = [lit(x) for x in net.next_lits]
-    kind, in_start, inputs = np.asarray(b.kind, dtype=np.int32), *csr(b.ins)
-    groups = [run.tolist() for run in legal_runs(np.asarray(legal_lits), np.asarray(move_start))]
-    groups.append(next_lits)
-    kind, in_start, inputs, new, runs = lay_out(kind, in_start, inputs, groups)
+    in_start, inputs = csr(b.ins)
+    groups = [legal_lits[move_start[r] : move_start[r + 1]] for r in range(len(moves))]
+    kind, in_start, inputs, new, runs = lay_out(
+        np.asarray(b.kind, dtype=np.int32), in_start, inputs, [*groups, next_lits]
+    )
 
     def moved(x: int) -> int:
         return 2 * int(new[x >> 1]) | (x & 1)

@@ -48,10 +48,11 @@ def _ply(  # type: ignore[no-untyped-def]
 
     The copy loads only the base facts changed since it last loaded (``dirty``, noted
     for both copies when a ply changes ``state``): 1.04-1.11x the whole comparison on
-    the four split games. The next state is still read whole: only changed next
-    literals would need each copy to know what the other changed (0.92-1.06x), so the
-    copies have no watch entries, and ``None`` for that log prunes the branch out of
-    :func:`_push` (merely compiled in, it cost 14%).
+    the four split games. The copy's legal and next literals are runs of nodes from a
+    word boundary (:mod:`~ggpkit.reasoning.propnet_layout`): a role's legal moves are
+    counted, and the next state compared with ``state``, eight values at a time. The
+    copies keep no log of changed next literals (``None``: :func:`_push` skips the
+    noting; merely compiled in, it cost 14%).
     """
     sp = 0
     m = drain(dirty, due)
