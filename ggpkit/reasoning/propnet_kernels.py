@@ -120,6 +120,14 @@ def set_state(bits, base_nodes, val):  # type: ignore[no-untyped-def]
         val[base_nodes[i]] = bits[i]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def copy_into(dst, src):  # type: ignore[no-untyped-def]
+    """``dst[:] = src``, element by element: numba's slice assignment may copy its source
+    first, which needs the reference-counting runtime that the kernels leave out."""
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+
+
 _BYTES = np.uint64(0x0101010101010101)
 
 

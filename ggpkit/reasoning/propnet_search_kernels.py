@@ -29,6 +29,7 @@ from numba import njit
 
 from ggpkit.reasoning.propnet_kernels import (
     _push,
+    copy_into,
     eval_phase,
     playouts64,
     playouts64_from,
@@ -371,14 +372,14 @@ def iterate(  # type: ignore[no-untyped-def]
         kept = 0
         while True:
             if proven[node] != 0:
-                reward[:] = value[node, :]
+                copy_into(reward, value[node])
                 break
             if nedge[node] < 0:
                 code = expand(node, net, work, val, tree, sizes, 0)
                 if code != STOP_DONE:
                     return code, it, playouts
                 if proven[node] != 0:
-                    reward[:] = value[node, :]
+                    copy_into(reward, value[node])
                     break
                 if nedge[node] < 0 or depth > 0:
                     code, rng, weight, line_len, kept = _leaf_value(
@@ -429,7 +430,7 @@ def iterate(  # type: ignore[no-untyped-def]
         if nroles == 1 and reward[0] > best[0]:
             best[0] = reward[0]
             best[1] = line_len
-            best_line[:line_len] = line[:line_len]
+            copy_into(best_line[:line_len], line[:line_len])
         _backup(tree, path_n, path_e, depth, node, reward, weight)
         if keep:
             _amaf_backup(tree, path_n, path_e, depth, node, played, kept, reward, weight, seen)

@@ -36,7 +36,8 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from ggpkit.reasoning.propnet_kernels import rand_below
+from ggpkit.reasoning.no_refcounts import njit_no_refcounts
+from ggpkit.reasoning.propnet_kernels import copy_into, rand_below
 
 STOP_DONE, STOP_PROVEN, STOP_SIMULTANEOUS, STOP_NO_LEGAL, STOP_GOAL, STOP_TOO_LONG = range(6)
 
@@ -57,14 +58,14 @@ PATH_PROVEN, PATH_LEAF, PATH_NEW = range(3)
 edge whose child is still to be made."""
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def new_node(bits, tree, sizes):  # type: ignore[no-untyped-def]
     """A fresh unexpanded node for state ``bits``, or -1 when the node arrays are full."""
     if sizes[0] >= tree[0].shape[0]:
         return -1
     n = sizes[0]
     sizes[0] += 1
-    tree[0][n, :] = bits
+    copy_into(tree[0][n], bits)
     tree[2][n] = -1
     tree[5][n] = 0
     tree[6][n] = 0.0
@@ -74,7 +75,7 @@ def new_node(bits, tree, sizes):  # type: ignore[no-untyped-def]
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def row_hash(bits):  # type: ignore[no-untyped-def]
     """FNV-1a over the row's items, then a final mix (the table uses the low bits)."""
     h = np.uint64(0xCBF29CE484222325)
@@ -83,7 +84,7 @@ def row_hash(bits):  # type: ignore[no-untyped-def]
     return h ^ (h >> np.uint64(29))
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def find_node(bits, tree):  # type: ignore[no-untyped-def]
     """The node whose state is ``bits``, or -1."""
     table, hashes, rows = tree[15], tree[16], tree[0]
@@ -98,7 +99,7 @@ def find_node(bits, tree):  # type: ignore[no-untyped-def]
     return -1
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def _same_row(a, b):  # type: ignore[no-untyped-def]
     for k in range(a.shape[0]):  # noqa: SIM110 (a plain loop: no generator in numba)
         if a[k] != b[k]:
@@ -106,7 +107,7 @@ def _same_row(a, b):  # type: ignore[no-untyped-def]
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def _insert(n, h, tree):  # type: ignore[no-untyped-def]
     table = tree[15]
     tree[16][n] = h
@@ -117,7 +118,7 @@ def _insert(n, h, tree):  # type: ignore[no-untyped-def]
     table[i] = n
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def clear(tree, sizes):  # type: ignore[no-untyped-def]
     """Empty the tree (the path number goes on, so old marks never match a new path)."""
     sizes[0] = 0
@@ -125,7 +126,7 @@ def clear(tree, sizes):  # type: ignore[no-untyped-def]
     tree[15][:] = -1
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def expand_from(node, legal, ended, goal, move_start, tree, sizes, joint_limit):  # type: ignore[no-untyped-def]
     """Fill in ``node``: its terminal value, or the mover's edges.
 
@@ -181,7 +182,7 @@ def expand_from(node, legal, ended, goal, move_start, tree, sizes, joint_limit):
     return STOP_DONE
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def _new_edge(tree, sizes, move):  # type: ignore[no-untyped-def]
     e = sizes[1]
     tree[9][e] = -1
@@ -193,7 +194,7 @@ def _new_edge(tree, sizes, move):  # type: ignore[no-untyped-def]
     sizes[1] += 1
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def _expand_simultaneous(node, legal, move_start, tree, sizes, joints):  # type: ignore[no-untyped-def]
     """The edges of a node where several roles choose (decoupled statistics).
 
@@ -227,7 +228,7 @@ def _expand_simultaneous(node, legal, move_start, tree, sizes, joints):  # type:
     return STOP_DONE
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def _role_edges(tree, node):  # type: ignore[no-untyped-def]
     """How many edges of a simultaneous node are its roles' own (the joint ones follow)."""
     fixed = tree[4]
@@ -238,7 +239,7 @@ def _role_edges(tree, node):  # type: ignore[no-untyped-def]
     return total
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def role_edge(tree, node, e, role):  # type: ignore[no-untyped-def]
     """The edge of ``role`` that joint edge ``e`` of a simultaneous node is made of (-1:
     the role has no choice there)."""
@@ -256,7 +257,7 @@ def role_edge(tree, node, e, role):  # type: ignore[no-untyped-def]
     return -1
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def select_joint(node, tree, c, rng, w):  # type: ignore[no-untyped-def]
     """The joint edge to descend at a simultaneous node: (edge, rng).
 
@@ -279,7 +280,7 @@ def select_joint(node, tree, c, rng, w):  # type: ignore[no-untyped-def]
     return e + j, rng
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def _ucb_among(tree, a, b, role, c, rng, log_n):  # type: ignore[no-untyped-def]
     """UCB for ``role`` among edges ``a`` to ``b - 1``; untried edges first, at random."""
     count, esum = tree[11], tree[12]
@@ -298,7 +299,7 @@ def _ucb_among(tree, a, b, role, c, rng, log_n):  # type: ignore[no-untyped-def]
     return best_e, rng
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def _credit_roles(tree, node, e, reward, w):  # type: ignore[no-untyped-def]
     """Each choosing role's edge in joint edge ``e`` gets that role's reward."""
     fixed = tree[4]
@@ -307,7 +308,7 @@ def _credit_roles(tree, node, e, reward, w):  # type: ignore[no-untyped-def]
             tree[12][role_edge(tree, node, e, r), r] += reward[r] * w
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def try_prove(node, tree):  # type: ignore[no-untyped-def]
     """Prove ``node`` from its children: a top value for the mover, or every child proven."""
     first, nedge, mover, proven, value, echild = (
@@ -336,12 +337,12 @@ def try_prove(node, tree):  # type: ignore[no-untyped-def]
         return False
     if every or value[best, m] >= TOP:
         proven[node] = 1
-        value[node, :] = value[best, :]
+        copy_into(value[node], value[best])
         return True
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def _prove_path(tree, path_n, depth):  # type: ignore[no-untyped-def]
     """Prove the path's nodes from the deepest up, as far as each one can be."""
     proven = tree[7]
@@ -350,7 +351,7 @@ def _prove_path(tree, path_n, depth):  # type: ignore[no-untyped-def]
             break
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def _ref_node(node, tree, path_n, depth, grave):  # type: ignore[no-untyped-def]
     """GRAVE's reference: the deepest node of the path (``node`` included) with more than
     ``grave`` visits, else the root."""
@@ -363,7 +364,7 @@ def _ref_node(node, tree, path_n, depth, grave):  # type: ignore[no-untyped-def]
     return path_n[0] if depth > 0 else node
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def _edge_of(node, move, tree):  # type: ignore[no-untyped-def]
     """The edge of ``node`` for legal literal ``move``, or -1 (edges are in move order)."""
     lo = tree[1][node]
@@ -380,7 +381,7 @@ def _edge_of(node, move, tree):  # type: ignore[no-untyped-def]
     return -1
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def select_edge(node, tree, c, rng, path_n, depth, grave):  # type: ignore[no-untyped-def]
     """The edge to descend: UCB for the node's mover, or with ``grave`` > 0 GRAVE
     (Cazenave 2015): each move's mean mixed with its all-moves-as-first mean at the
@@ -426,7 +427,7 @@ def select_edge(node, tree, c, rng, path_n, depth, grave):  # type: ignore[no-un
     return best_e, rng
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def _descend(tree, sizes, root, c, rng, w, path_n, path_e, reward):  # type: ignore[no-untyped-def]
     """One pass down from ``root`` for a batch of paths: (rng, depth, node, how it ends).
 
@@ -444,7 +445,7 @@ def _descend(tree, sizes, root, c, rng, w, path_n, path_e, reward):  # type: ign
     depth = 0
     while True:
         if proven[node] != 0:
-            reward[:] = value[node, :]
+            copy_into(reward, value[node])
             return rng, depth, node, PATH_PROVEN
         if nedge[node] < 0 or depth >= path_n.shape[0] or mark[node] == path:
             return rng, depth, node, PATH_LEAF
@@ -463,7 +464,7 @@ def _descend(tree, sizes, root, c, rng, w, path_n, path_e, reward):  # type: ign
         node = echild[e]
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def _backup_path(tree, path_n, path_e, depth, leaf, reward, w):  # type: ignore[no-untyped-def]
     """The rewards of a path that :func:`_descend` counted already; then its proofs."""
     visits, esum = tree[6], tree[12]
@@ -526,7 +527,7 @@ def compact(tree, sizes, root, newid, order):  # type: ignore[no-untyped-def]
         _insert(k, tree[16][k], tree)
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def _move_node(tree, i, k):  # type: ignore[no-untyped-def]
     if i == k:
         return
@@ -537,13 +538,13 @@ def _move_node(tree, i, k):  # type: ignore[no-untyped-def]
     tree[6][k] = tree[6][i]
     tree[7][k] = tree[7][i]
     tree[16][k] = tree[16][i]
-    tree[0][k, :] = tree[0][i, :]
-    tree[4][k, :] = tree[4][i, :]
-    tree[8][k, :] = tree[8][i, :]
-    tree[18][k, :] = tree[18][i, :]
+    copy_into(tree[0][k], tree[0][i])
+    copy_into(tree[4][k], tree[4][i])
+    copy_into(tree[8][k], tree[8][i])
+    copy_into(tree[18][k], tree[18][i])
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def _swap_nodes(tree, i, k):  # type: ignore[no-untyped-def]
     """Exchange everything stored of nodes ``i`` and ``k`` (their edges stay put)."""
     _swap_items(tree[1], i, k)
@@ -560,14 +561,14 @@ def _swap_nodes(tree, i, k):  # type: ignore[no-untyped-def]
     _swap_rows(tree[18], i, k)
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def _swap_items(a, i, k):  # type: ignore[no-untyped-def]
     held = a[i]
     a[i] = a[k]
     a[k] = held
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def _swap_rows(a, i, k):  # type: ignore[no-untyped-def]
     for j in range(a.shape[1]):
         held = a[i, j]
@@ -598,13 +599,13 @@ def _compact_edges(tree, kept, newid, order):  # type: ignore[no-untyped-def]
             tree[11][t] = tree[11][e]
             tree[13][t] = tree[13][e]
             tree[14][t] = tree[14][e]
-            tree[12][t, :] = tree[12][e, :]
+            copy_into(tree[12][t], tree[12][e])
         first[node] = pos
         pos += nedge[node]
     return pos
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def descend_batch(tree, sizes, root, c, rng, w, q, limit, reward):  # type: ignore[no-untyped-def]
     """Up to ``limit`` paths (at most the batch's size) descend from ``root``:
     (rng, paths descended, paths queued).
@@ -625,12 +626,12 @@ def descend_batch(tree, sizes, root, c, rng, w, q, limit, reward):  # type: igno
             continue
         qdepth[nq] = depth
         qleaf[nq] = node if how == PATH_LEAF else -2
-        starts[nq, :] = tree[0][node]
+        copy_into(starts[nq], tree[0][node])
         nq += 1
     return rng, done, nq
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def queue_joints(tree, q, nq):  # type: ignore[no-untyped-def]
     """The joint moves to the children the queued paths still need (``q[6]``, their
     paths in ``q[10]``): how many there are."""
@@ -642,7 +643,7 @@ def queue_joints(tree, q, nq):  # type: ignore[no-untyped-def]
         if qleaf[i] == -2:
             parent = qn[i, qdepth[i] - 1]
             e = qe[i, qdepth[i] - 1]
-            joint[m, :] = fixed[parent, :]
+            copy_into(joint[m], fixed[parent])
             if mover[parent] == SIMULTANEOUS:
                 for r in range(joint.shape[1]):
                     if fixed[parent, r] < 0:
@@ -654,7 +655,7 @@ def queue_joints(tree, q, nq):  # type: ignore[no-untyped-def]
     return m
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def attach_children(tree, sizes, q, m, move_start, reward, w, all_goals):  # type: ignore[no-untyped-def]
     """Store the ``m`` children whose state rows the stepper wrote into ``q[4]`` (with
     their legal moves, terminal flags and goals in ``q[7]``, ``q[8]``, ``q[9]``).
@@ -691,13 +692,13 @@ def attach_children(tree, sizes, q, m, move_start, reward, w, all_goals):  # typ
                 _keep_goals(tree, ch, goal[j])
         qleaf[i] = ch
         if tree[7][ch] != 0:
-            reward[:] = tree[8][ch, :]
+            copy_into(reward, tree[8][ch])
             _backup_path(tree, qn[i], qe[i], qdepth[i], ch, reward, w)
             qleaf[i] = -3
     return STOP_DONE
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def _keep_goals(tree, node, goal):  # type: ignore[no-untyped-def]
     """Keep a state's goals (0..1) as its heuristic value, where every role has one."""
     for r in range(goal.shape[0]):
@@ -755,7 +756,7 @@ def material_counts(
     return np.array(counts, dtype=np.float64)
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def _popcount(x):  # type: ignore[no-untyped-def]
     """The set bits of a uint64."""
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
@@ -764,7 +765,7 @@ def _popcount(x):  # type: ignore[no-untyped-def]
     return int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def gather_leaves(q, nq):  # type: ignore[no-untyped-def]
     """Move the state rows of the paths still open (leaf > -3) to the front of ``q[4]``,
     their paths in ``q[10]``: how many there are."""
@@ -773,13 +774,13 @@ def gather_leaves(q, nq):  # type: ignore[no-untyped-def]
     for i in range(nq):
         if qleaf[i] > -3:
             if m != i:
-                starts[m, :] = starts[i, :]
+                copy_into(starts[m], starts[i])
             rows[m] = i
             m += 1
     return m
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcounts
 def backup_leaves(tree, q, m, per_path, reward, weight):  # type: ignore[no-untyped-def]
     """Back up the ``m`` gathered paths with their playouts' goal sums (``q[5]``).
 

@@ -56,24 +56,33 @@ def _agent_with_playouts_costing(
     return agent, game
 
 
+def _assert_each_leaf_got(playouts: int, agent: MCTSAgent) -> None:
+    """Every path's leaf got ``playouts`` playouts, but a path that ended on a proven
+    node, which gets none: how many do depends on how far the timed calibration search
+    in ``start`` grew the tree, so they may be a few, never a tenth."""
+    assert agent.last_playouts % playouts == 0
+    paths_played = agent.last_playouts // playouts
+    assert 0.9 * agent.last_iterations <= paths_played <= agent.last_iterations
+
+
 def test_cheap_playouts_give_each_leaf_sixteen(monkeypatch: pytest.MonkeyPatch) -> None:
     """Any path costs more than 16 playouts of a nanosecond: 4 paths share a batch, and
     a search then plays 16 playouts a path."""
     agent, game = _agent_with_playouts_costing(monkeypatch, 1e-9)
     assert agent.paths == 4
     agent.select(game, game.initial_state(), game.roles[0], Limit(playouts=6400))
-    assert agent.last_playouts == 16 * agent.last_iterations
+    _assert_each_leaf_got(16, agent)
 
 
 def test_dear_playouts_give_each_leaf_one(monkeypatch: pytest.MonkeyPatch) -> None:
     agent, game = _agent_with_playouts_costing(monkeypatch, 1.0)
     assert agent.paths == 64
     agent.select(game, game.initial_state(), game.roles[0], Limit(playouts=6400))
-    assert agent.last_playouts == agent.last_iterations
+    _assert_each_leaf_got(1, agent)
 
 
 def test_paths_given_are_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     agent, game = _agent_with_playouts_costing(monkeypatch, 1e-9, paths=32)
     agent.select(game, game.initial_state(), game.roles[0], Limit(playouts=6400))
     assert agent.paths == 32
-    assert agent.last_playouts == 2 * agent.last_iterations
+    _assert_each_leaf_got(2, agent)
