@@ -11,6 +11,8 @@ from ggpkit.cli.app import app
 from ggpkit.cli.common import plural, stderr_progress
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from ggpkit.games.corpus import GameResult
 
 
@@ -40,6 +42,14 @@ def corpus_command(
     only: Annotated[
         str | None, typer.Option("--only", help="Comma-separated game names to run (no .kif).")
     ] = None,
+    slowest: Annotated[
+        int,
+        typer.Option(
+            "--slowest",
+            min=0,
+            help="Also list the N slowest games with their load and play times (0: none).",
+        ),
+    ] = 20,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
 ) -> None:
     """Play N random matches of every .kif game in a folder, each in its own process.
@@ -47,7 +57,8 @@ def corpus_command(
     Every game ends as played (terminal reached, one goal value per role in every
     match) or rejected with a reason: syntax error, GDL-II, check error, reasoner
     error, no legal move, goal error, no terminal, timeout or crash. Prints the
-    rejected games, the counts and the time per game.
+    rejected games, the counts, the slowest games (load, check and compile time
+    apart from play) and the time per game.
     """
     import json
     import statistics
@@ -115,8 +126,29 @@ def corpus_command(
     for k, n in counts.items():
         counts_table.add_row(k, str(n))
     out.print(counts_table)
+    if slowest:
+        out.print(_slowest_table(results, slowest))
     out.print(
         f"time per game: median {statistics.median(times):.2f} s, "
         f"mean {statistics.fmean(times):.2f} s, total {sum(times):.1f} s"
         + (f"; played games median {statistics.median(played_times):.2f} s" if played_times else "")
     )
+
+
+def _slowest_table(results: list[GameResult], n: int) -> Table:
+    """The ``n`` games that took longest, with their load and play times apart: a start
+    clock must cover the load, a play clock the moves."""
+    from rich.table import Table
+
+    table = Table(title=f"slowest {plural(min(n, len(results)), 'game')}")
+    for name in ("game", "outcome", "reasoner"):
+        table.add_column(name)
+    for name in ("load s", "play s", "total s", "moves"):
+        table.add_column(name, justify="right")
+    for r in sorted(results, key=lambda r: r.seconds, reverse=True)[:n]:
+        outcome = r.status if not r.reason else r.reason
+        table.add_row(
+            r.name, outcome, r.reasoner, f"{r.load_seconds:.1f}", f"{r.play_seconds:.1f}",
+            f"{r.seconds:.1f}", str(r.moves),
+        )  # fmt: skip
+    return table

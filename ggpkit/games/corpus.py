@@ -66,6 +66,14 @@ class GameResult:
     seconds: float
     """Wall-clock time of the game (load, check and all matches)."""
     reasoner: str
+    load_seconds: float = 0.0
+    """Of ``seconds``, the time to load and check the rules (the reasoner's compilation
+    included), the rest being play; 0 where unknown (a timeout or a crash)."""
+
+    @property
+    def play_seconds(self) -> float:
+        """The time of the matches: ``seconds`` less ``load_seconds``."""
+        return max(0.0, self.seconds - self.load_seconds)
 
     def as_dict(self) -> dict[str, Any]:
         """The result as JSON-ready data."""
@@ -97,6 +105,7 @@ def play_game(
     from ggpkit.games.gdl_game import GdlCheckError, load_kif_file
 
     start = time.perf_counter()
+    loaded: float | None = None
     name = path.stem
     played = moves = 0
     used = reasoner
@@ -112,6 +121,7 @@ def play_game(
         except GameError as e:
             raise _Rejected("reasoner error", str(e)) from None
         used = game.reasoner_name
+        loaded = time.perf_counter() - start
         rng = random.Random(seed)
         goal_seen: Counter[str] = Counter()
         for _ in range(matches):
@@ -134,21 +144,14 @@ def play_game(
             played += 1
             moves += steps
         detail = ", ".join(f"{k} x{n}" for k, n in goal_seen.most_common(3))
-        return GameResult(
-            name, str(path), PLAYED, "", detail, played, moves, time.perf_counter() - start, used
-        )
+        took = time.perf_counter() - start
+        return GameResult(name, str(path), PLAYED, "", detail, played, moves, took, used, loaded)
     except _Rejected as r:
+        took = time.perf_counter() - start
         return GameResult(
-            name,
-            str(path),
-            REJECTED,
-            r.reason,
-            r.detail,
-            played,
-            moves,
-            time.perf_counter() - start,
-            used,
-        )
+            name, str(path), REJECTED, r.reason, r.detail, played, moves, took, used,
+            took if loaded is None else loaded,
+        )  # fmt: skip
 
 
 def _step(call: Callable[[], Any], reason: str) -> Any:

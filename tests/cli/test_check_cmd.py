@@ -94,6 +94,23 @@ def test_corpus_command_counts_played_and_rejected(tmp_path: Path) -> None:
     assert by_name["broken"]["detail"].startswith(f"{tmp_path / 'broken.kif'}:1:1: error:")
 
 
+def test_corpus_command_lists_the_slowest_games_with_load_and_play_apart(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "good.kif").write_text(GOOD)
+    (tmp_path / "broken.kif").write_text("(role a")
+    (tmp_path / "other.kif").write_text(GOOD)
+    result = RUNNER.invoke(app, ["corpus", str(tmp_path), "--slowest", "2"])
+    assert result.exit_code == 0, result.output
+    assert "slowest 2 games" in result.output
+    header = next(line for line in result.output.splitlines() if "load s" in line)
+    assert "play s" in header and "total s" in header
+    listed = [n for n in ("good", "broken", "other") if f" {n} " in result.output]
+    assert len(listed) == 3  # the two slowest in the table, the broken one as rejected
+    quiet = RUNNER.invoke(app, ["corpus", str(tmp_path), "--slowest", "0"])
+    assert "slowest" not in quiet.output
+
+
 def test_corpus_command_on_a_missing_folder_is_one_line(tmp_path: Path) -> None:
     result = RUNNER.invoke(app, ["corpus", str(tmp_path / "nowhere")])
     assert result.exit_code != 0

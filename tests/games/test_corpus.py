@@ -66,6 +66,30 @@ def test_each_outcome_has_its_reason(tmp_path: Path, name: str) -> None:
         assert result.detail
 
 
+def test_load_time_is_told_apart_from_play(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ggpkit.games import gdl_game
+
+    real_load = gdl_game.load_kif_file
+
+    def slow_load(*args: object, **kwargs: object) -> object:
+        time.sleep(0.3)
+        return real_load(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(gdl_game, "load_kif_file", slow_load)
+    good = tmp_path / "good.kif"
+    good.write_text(GOOD)
+    played = play_game(good, matches=2, seed=1)
+    assert played.status == PLAYED
+    assert 0.3 <= played.load_seconds < played.seconds
+    assert played.play_seconds == pytest.approx(played.seconds - played.load_seconds)
+    assert played.play_seconds < 0.3
+    broken = tmp_path / "broken.kif"
+    broken.write_text("(role a")
+    rejected = play_game(broken, matches=1, seed=1)
+    assert rejected.reason == "syntax error"
+    assert rejected.load_seconds == rejected.seconds >= 0.3
+
+
 def test_messages_of_rejections_are_precise(tmp_path: Path) -> None:
     path = tmp_path / "unsafe.kif"
     path.write_text(CASES["unsafe"][0])
