@@ -55,6 +55,13 @@ Why these choices:
   Python tree uses Exp3 there). A state it cannot search (several roles choosing
   with one path, MAST or GRAVE, or more than 4,096 joint moves) sends the game back
   to the Python tree for the rest of the match. ``compiled=0`` keeps the Python tree.
+  ``greedy=1`` makes a propnet tree's batched playouts greedy, as Sancho's are: a
+  move that ends the game at its role's best goal is taken, and a move after which
+  the next role can do so is taken back while others remain (the moves to try are
+  the ones seen to end a game so). Unless given, a speed trial in :meth:`start`
+  decides: on where the tree keeps :data:`GREEDY_MIN_SPEED` of its iterations a
+  second (breakthroughSmall, knightThrough, reversi), off where every move can end
+  the game and each ply tries them all (connectFour, pentago, quarto).
   ``mast=1`` makes its playouts choose moves by MAST (epsilon-greedy on each move's
   mean reward in earlier playouts of the match, one playout per leaf); off by
   default until an arena shows it helps (see DEVELOPERS.md).
@@ -109,6 +116,13 @@ and drew 5-5 on connectFour (0.5 s a move, DEVELOPERS.md)."""
 
 CALIBRATION_SECONDS = 0.03
 """The search in :meth:`MCTSAgent.start` that times a path of the compiled tree."""
+
+GREEDY_MIN_SPEED = 0.5
+"""Greedy playouts (a win in one taken, a loss in one avoided) are used where the tree
+keeps at least this share of its iterations a second with them. Their trials cost
+little where few moves can end a game (breakthroughSmall: 0.92 of the iterations, and
+9-1 against uniform playouts at 0.5 s a move) and much where every move can
+(connectFour: 0.41, and 2-8; 5-5 at equal playouts)."""
 
 SLOW_BATCH_SHARE = 0.5
 """A compiled call cannot be stopped: where one batch of 64 playouts takes more than this
@@ -218,6 +232,7 @@ class MCTSAgent(Agent):
         paths: int | None = None,
         goals: float | None = None,
         material: float | None = None,
+        greedy: int | None = None,
     ) -> None:
         self.limit = limit or Limit()
         self.c = c
@@ -260,6 +275,12 @@ class MCTSAgent(Agent):
         where the goal heuristic is off)."""
         self.pieces: tuple[frozenset[Term], ...] = ()
         """Each role's pieces in this match, where the material heuristic is used."""
+        self.greedy_option = None if greedy is None else bool(greedy)
+        """Greedy playouts as given (None: decided per game at the start)."""
+        self.greedy = bool(greedy)
+        """The compiled tree's batched playouts take a win in one where they find one, and
+        avoid giving one where they can (trees with uniform playouts otherwise: see
+        ``TreeSearch.search``)."""
         self._tree: TreeSearch | None = None
         """The game's compiled tree, where it has one (and ``compiled`` allows it)."""
         self._report: TreeReport | None = None
@@ -297,18 +318,36 @@ class MCTSAgent(Agent):
             self._workers.start(game, role)
 
     def _calibrate(self, game: Game[Any], role: str) -> None:
-        """A short search from the start, so that the first move's batches are split
-        by what a path costs in this game (the tree keeps what it found)."""
+        """Short searches from the start (the tree keeps what they found): the first loads
+        the tree's kernels; then, unless given, whether greedy playouts pay here
+        (:meth:`_decide_greedy`), and how the first move's batches are split by what a
+        path costs in this game."""
         state = game.initial_state()
-        if self.paths_option is not None or self._tree is None or game.is_terminal(state):
-            return
-        if self._batch_seconds > CALIBRATION_SECONDS:
-            return  # a slow network: its playouts outweigh any path
-        try:  # the first search loads the tree's kernels: only the second is timed
-            self._search_tree(self._tree, game, state, role, None, 1)
-            self._search_tree(self._tree, game, state, role, CALIBRATION_SECONDS, None)
+        tree = self._tree
+        if tree is None or game.is_terminal(state) or self._batch_seconds > CALIBRATION_SECONDS:
+            return  # (a slow network: its playouts outweigh any path)
+        try:
+            self._search_tree(tree, game, state, role, None, 1)
+            if self.greedy_option is None:
+                self._decide_greedy(tree, game, state, role)
+            if self.paths_option is None:
+                self._search_tree(tree, game, state, role, CALIBRATION_SECONDS, None)
         except GameError:  # a state the compiled tree cannot search: Python from now on
             self._tree = None
+
+    def _decide_greedy(self, tree: TreeSearch, game: Game[Any], state: Hashable, role: str) -> None:
+        """Greedy playouts where the tree runs at least :data:`GREEDY_MIN_SPEED` of its
+        iterations a second with them (both timed from the start, 64 paths a batch; a
+        search runs at least one batch, so both are timed, not told to stop)."""
+        rates = []
+        for greedy in (False, True):
+            self.greedy = greedy
+            self.paths = LANES
+            began = time.perf_counter()
+            report = self._search_tree(tree, game, state, role, CALIBRATION_SECONDS, None)
+            rates.append(report.iterations / max(1e-9, time.perf_counter() - began))
+        self.greedy = report.greedy and rates[1] >= GREEDY_MIN_SPEED * rates[0]
+        self.paths = self.paths_option or LANES
 
     def _decide_heuristics(self, game: Game[Any]) -> None:
         """The goal heuristic's weight, else the material heuristic's pieces and weight."""
@@ -337,6 +376,7 @@ class MCTSAgent(Agent):
             self.limit, self.c, seed, self.max_nodes, self.leaf,
             compiled=int(self.use_tree), mast=int(self.mast), grave=self.grave,
             paths=self.paths_option, goals=self.goals_option, material=self.material_option,
+            greedy=self.greedy_option,
         )  # fmt: skip
 
     def root_visits(self, role: str) -> dict[Term, int]:
@@ -396,6 +436,7 @@ class MCTSAgent(Agent):
         self._batch_seconds = 0.0
         self._playout_seconds = 0.0
         self.paths = self.paths_option or LANES
+        self.greedy = bool(self.greedy_option)
         if self.use_tree and caps.tree_search is not None:
             self._tree = caps.tree_search(self.max_nodes)
         if len(game.roles) == 1 and caps.hint is not None:
@@ -556,8 +597,11 @@ class MCTSAgent(Agent):
             goals=self.goals,
             role=role,
             material=self.pieces,
+            greedy=self.greedy,
         )
-        if batched and self.paths_option is None:
+        if batched and self.paths_option is None and report.greedy:
+            self.paths = LANES  # a greedy playout costs more than the timed ones: not a path
+        elif batched and self.paths_option is None:
             took = time.perf_counter() - began
             spent = path_seconds(took, report.iterations, report.playouts, self._playout_seconds)
             if not math.isnan(spent):

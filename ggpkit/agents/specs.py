@@ -100,6 +100,7 @@ AGENTS: dict[str, _Kind] = {
             "nodes": _positive_int,
             "goals": _share,
             "material": _share,
+            "greedy": _zero_or_one,
         },
         "UCT Monte Carlo tree search (time s, playouts per move, exploration c: 0.4 "
         "where paths share a batch, else 1.4, "
@@ -117,7 +118,9 @@ AGENTS: dict[str, _Kind] = {
         "foretell the result, else 0), material=W: where the goal heuristic is off, a new "
         "leaf is worth that share of what the pieces each role won or lost since the root "
         "say, pieces found by random matches (default: 0.5 where piece counts foretell "
-        "the results, else 0; 0: off))",
+        "the results, else 0; 0: off), greedy=0: the compiled tree's playouts on a propnet "
+        "are uniformly random (default 1: a move that ends the game at its role's best goal "
+        "is taken where one of the moves seen to do so is legal))",
     ),
     "alphabeta": _Kind(
         "ggpkit.agents.alphabeta:AlphaBetaAgent",

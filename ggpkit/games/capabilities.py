@@ -117,6 +117,9 @@ class TreeReport:
     best_line: tuple[Term, ...] = ()
     """One-role games: the moves of the best line found from the root."""
     best_value: float = -1.0
+    greedy: bool = False
+    """The playouts were greedy (asked for, and the tree's playouts are otherwise
+    uniform): they then cost more than the game's own timed playouts."""
 
 
 class TreeSearch(Protocol):
@@ -140,6 +143,7 @@ class TreeSearch(Protocol):
         goals: float = 0.0,
         role: str | None = None,
         material: tuple[frozenset[Term], ...] = (),
+        greedy: bool = False,
     ) -> TreeReport:
         """Search ``state`` within the limits (UCB constant ``c``, ``leaf`` playouts per leaf;
         ``mast``: playouts choose moves by MAST, one playout per leaf; ``grave`` > 0:
@@ -150,7 +154,9 @@ class TreeSearch(Protocol):
         know goals outside terminal states ignore it; ``material``, one set of facts per
         role in the game's role order: the goals a leaf is worth then come from the facts
         of each set that hold, each role's pieces won or lost since the root against the
-        others'; trees that cannot count facts ignore it). Where several roles choose in
+        others'; trees that cannot count facts ignore it; ``greedy``: playouts take a
+        move that wins at once where they find one, in trees whose playouts are uniform
+        otherwise). Where several roles choose in
         ``state``, the report is ``role``'s (decoupled statistics: each role its own).
 
         Raises :class:`~ggpkit.games.api.GameError` where it cannot search the game (two

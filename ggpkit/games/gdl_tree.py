@@ -48,6 +48,7 @@ class PropnetTree:
         goals: float = 0.0,
         role: str | None = None,
         material: tuple[frozenset[Term], ...] = (),
+        greedy: bool = False,
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch`."""
         if not isinstance(state, bytes):
@@ -59,7 +60,7 @@ class PropnetTree:
         try:
             found = self.tree.search(
                 bits, seconds, iterations, c, leaf, seed, mast=mast, grave=grave, paths=paths,
-                goals=goals, role=index, material=self._masks(material),
+                goals=goals, role=index, material=self._masks(material), greedy=greedy,
             )  # fmt: skip
         except ReasonerError as e:
             raise GameError(f"{self.name}: {e}") from None
@@ -74,6 +75,7 @@ class PropnetTree:
             playouts=found.playouts,
             best_line=tuple(net.moves[0][i] for i in found.best_line),
             best_value=found.best_value,
+            greedy=greedy,
         )
 
     def _masks(self, material: tuple[frozenset[Term], ...]) -> npt.NDArray[np.uint8]:

@@ -171,10 +171,12 @@ class NativeTreeSearch:
         goals: float = 0.0,
         role: str | None = None,
         material: tuple[frozenset[Term], ...] = (),
+        greedy: bool = False,
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch` (the kernels give goals only
         in terminal states: ``goals`` weighs the material heuristic, where the kernels can
-        count pieces, and changes nothing otherwise)."""
+        count pieces, and changes nothing otherwise; ``greedy`` changes nothing: a native
+        game's playouts are what its kernels make them)."""
         row = self._row(state)
         try:
             found = self.tree.search(

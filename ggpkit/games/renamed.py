@@ -262,6 +262,7 @@ class _RenamedTree:
         goals: float = 0.0,
         role: str | None = None,
         material: tuple[frozenset[Term], ...] = (),
+        greedy: bool = False,
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch`, in the renamed game's names."""
         g = self.game
@@ -272,7 +273,7 @@ class _RenamedTree:
             own_material = tuple(frozenset(map(g._own, facts)) for _, facts in by_inner)
         own = self.tree.search(
             state, seconds, iterations, c, leaf, seed, mast, grave, paths, goals, inner_role,
-            own_material,
+            own_material, greedy,
         )  # fmt: skip
         moves = g._named(state, lambda: tuple(g._seen(m) for m in own.moves))
         line = g._named(state, lambda: tuple(g._seen(m) for m in own.best_line))

@@ -114,6 +114,8 @@ class ArrayTree:
         state's goals."""
         self.material_base = np.zeros(0, dtype=np.float64)
         """Each role's pieces at the root of the current search."""
+        self.greedy = False
+        """The current search's batched playouts are greedy (a tree may ignore it)."""
 
     def search(
         self,
@@ -130,6 +132,7 @@ class ArrayTree:
         goals: float = 0.0,
         role: int = -1,
         material: npt.NDArray[np.generic] | None = None,
+        greedy: bool = False,
     ) -> RootReport:
         """Search from the state row ``bits`` within the limits.
 
@@ -141,7 +144,9 @@ class ArrayTree:
         ``goals`` > 0 (with paths): a leaf whose state gives every role a goal is worth
         that share of those goals, the rest of its playouts (the goal heuristic);
         ``material`` (one mask row per role, see :attr:`material`) puts the pieces'
-        verdict (:func:`tk.material_goals`) in place of the state's goals. Where
+        verdict (:func:`tk.material_goals`) in place of the state's goals. ``greedy``
+        (trees whose playouts are uniform, with paths): playouts take a win in one where
+        they find it (:attr:`greedy`). Where
         several roles choose at once, batched paths search with decoupled statistics
         (each role its own edges; at most ``MAX_JOINT_MOVES`` joint moves a state) and
         the report at such a root is ``role``'s (the first choosing role's when -1).
@@ -155,6 +160,7 @@ class ArrayTree:
         deadline = np.inf if seconds is None else started + seconds
         self._set_root(bits)
         self.goal_weight = goals
+        self.greedy = greedy
         if material is not None:
             self.material = material.astype(self._tree[0].dtype)
         self.material_base = tk.material_counts(bits, self.material)

@@ -504,7 +504,7 @@ def playouts64(  # type: ignore[no-untyped-def]
     done, moves, err = playouts64_from(
         kind, in_start, inputs, order, blocks, phases, base_nodes, next_lits, legal_lits,
         does_nodes, move_start, terminal_lit, goal_lits, goal_values, goal_start,
-        start_bits.reshape(1, -1), count, seed, max_steps, val, sums,
+        start_bits.reshape(1, -1), count, seed, max_steps, val, sums, np.zeros(0, np.uint8),
     )  # fmt: skip
     return done, moves, sums[0].copy(), err
 
@@ -551,11 +551,17 @@ def _launch(starts, per_start, seed, launched, active, rng, steps, source, base_
     return launched, active
 
 
+PLY_MOVE, PLY_ROLE, PLY_FIRST, PLY_TRIES, PLY_CHOICES, PLY_ROWS = 0, 1, 2, 3, 4, 5
+"""Rows of the greedy playouts' record of a ply, per lane: the sole chooser's move, its
+role, the index of its first move tried from this state (among its legal moves in
+literal order), how many of its moves have been tried here, and how many it has."""
+
+
 @njit(cache=True, nogil=True)
 def playouts64_from(  # type: ignore[no-untyped-def]
     kind, in_start, inputs, order, blocks, phases, base_nodes, next_lits, legal_lits,
     does_nodes, move_start, terminal_lit, goal_lits, goal_values, goal_start,
-    starts, per_start, seed, max_steps, val, sums,
+    starts, per_start, seed, max_steps, val, sums, decisive,
 ):  # fmt: skip
     """``per_start`` random playouts from each row of ``starts``, 64 in flight at a time.
 
@@ -564,6 +570,16 @@ def playouts64_from(  # type: ignore[no-untyped-def]
     playouts remain. Playout ``j`` starts from ``starts[j // per_start]`` and draws from
     random stream ``j`` (the scalar kernel's stream for the same seed); its goal values
     are added to ``sums[j // per_start]``. Returns (playouts done, moves played, error).
+
+    ``decisive`` (one flag per legal literal; empty: uniform playouts) makes them
+    greedy, as Sancho's rollouts are: where one role alone chooses and some of its
+    flagged moves are legal, they are tried (:func:`_take_wins`), and one that ends
+    the game at the role's best goal is played instead of the random move. A move is
+    flagged here when it was a playout's last, chosen by a sole chooser, and the
+    game ended at that role's best goal; the caller keeps the flags between calls.
+    Why: uniform playouts miss a win in one as often as not, so a position with a
+    winning threat looks even; a greedy playout takes the win, which is what a
+    player does.
     """
     nroles = move_start.shape[0] - 1
     nb = base_nodes.shape[0]
@@ -575,6 +591,15 @@ def playouts64_from(  # type: ignore[no-untyped-def]
     lane_moves = np.zeros((64, max(1, legal_lits.shape[0])), dtype=np.int32)
     nlegal = np.zeros(64, dtype=np.int64)
     tmp = np.zeros(nb, dtype=np.uint64)
+    greedy = decisive.shape[0] > 0
+    best = _best_goals(goal_values, goal_start)
+    ply = np.zeros((PLY_ROWS, 64), dtype=np.int64)  # each lane's choice in this ply
+    last = np.zeros((PLY_ROWS, 64), dtype=np.int64)  # and in its last ply
+    choosing = np.zeros(nroles, dtype=np.uint64)  # per role, the lanes where it chooses
+    trial = _trial_scratch(legal_lits.shape[0] if greedy else 1, nb)
+    before = np.zeros(nb if greedy else 1, dtype=np.uint64)  # base words before the last ply
+    last_sole = np.uint64(0)  # lanes whose last ply had one role choosing
+    retry = np.uint64(0)  # lanes back before their last ply, whose chooser tries another move
     for i in range(val.shape[0]):
         val[i] = 0
     val[1] = ~np.uint64(0)
@@ -606,15 +631,21 @@ def playouts64_from(  # type: ignore[no-untyped-def]
                     if found != 1:
                         return done, moves, ERR_GOAL
                     sums[source[lane], r] += value
+                    won = last_sole & bit and last[PLY_ROLE, lane] == r and value == best[r]
+                    if greedy and won:
+                        decisive[last[PLY_MOVE, lane]] = 1
                 moves += steps[lane]
                 done += 1
                 active &= ~bit
+                last_sole &= ~bit
             if launched < count:
                 continue  # refill the finished lanes before anyone moves
             if active == 0:
                 break
         for k in range(does_nodes.shape[0]):
             val[does_nodes[k]] = 0
+        some = np.uint64(0)  # lanes where some role chooses
+        twice = np.uint64(0)  # lanes where two roles do
         for r in range(nroles):
             s0 = move_start[r]
             e0 = move_start[r + 1]
@@ -628,6 +659,7 @@ def playouts64_from(  # type: ignore[no-untyped-def]
                     lane_moves[lane, nlegal[lane]] = k
                     nlegal[lane] += 1
             w = active
+            chose = np.uint64(0)
             while w != 0:
                 lane = _ctz(w)
                 w &= w - one
@@ -636,11 +668,31 @@ def playouts64_from(  # type: ignore[no-untyped-def]
                 if steps[lane] >= max_steps:
                     return done, moves, ERR_TOO_LONG
                 rng[lane], j = rand_below(rng[lane], nlegal[lane])
-                k = lane_moves[lane, j]
-                val[does_nodes[k]] |= one << np.uint64(lane)
+                bit = one << np.uint64(lane)
+                if nlegal[lane] > 1:
+                    chose |= bit
+                    if greedy:
+                        j = _choose(lane, j, r, nlegal[lane], retry & bit, lane_moves, ply, last)
+                val[does_nodes[lane_moves[lane, j]]] |= bit
+            choosing[r] = chose
+            twice |= some & chose
+            some |= chose
+        sole = some & ~twice
+        retry = np.uint64(0)
+        if greedy and sole != 0:
+            won = _take_wins(
+                kind, in_start, inputs, order, blocks, phases, base_nodes, next_lits,
+                legal_lits, does_nodes, move_start, terminal_lit, goal_lits, goal_values,
+                goal_start, decisive, best, sole, ply, choosing, trial, tmp, val,
+            )  # fmt: skip
+            retry = _takebacks(won & last_sole, ply, last)
         eval_phase64(kind, in_start, inputs, order, blocks, phases[2], phases[3], val)
         for i in range(nb):
             tmp[i] = _lit64(next_lits[i], val)
+        if greedy:
+            _end_greedy_ply(active, retry, tmp, before, base_nodes, val, steps)
+            last_sole = _remember(active & ~retry, sole, last_sole, ply, last)
+            continue
         for i in range(nb):
             x = base_nodes[i]
             val[x] = (val[x] & ~active) | (tmp[i] & active)
@@ -650,6 +702,214 @@ def playouts64_from(  # type: ignore[no-untyped-def]
             w &= w - one
             steps[lane] += 1
     return done, moves, ERR_NONE
+
+
+@njit(cache=True, nogil=True)
+def _choose(lane, j, r, nlegal, retrying, lane_moves, ply, last):  # type: ignore[no-untyped-def]
+    """Role ``r`` chooses in ``lane``: the random move ``j``, or where the lane took its
+    last ply back, the move after the ones tried there. Recorded in ``ply``."""
+    if retrying:
+        first = last[PLY_FIRST, lane]
+        tries = last[PLY_TRIES, lane] + 1
+        j = (first + tries - 1) % nlegal
+    else:
+        first = j
+        tries = 1
+    ply[PLY_MOVE, lane] = lane_moves[lane, j]
+    ply[PLY_ROLE, lane] = r
+    ply[PLY_FIRST, lane] = first
+    ply[PLY_TRIES, lane] = tries
+    ply[PLY_CHOICES, lane] = nlegal
+    return j
+
+
+@njit(cache=True, nogil=True)
+def _takebacks(won, ply, last):  # type: ignore[no-untyped-def]
+    """Of the lanes where this ply's chooser can win at once, those whose last ply another
+    role chose with moves left untried: they go back and try the next one (Sancho's
+    greedy rollouts: a move that gives the opponent a win in one is played only when
+    every move does)."""
+    one = np.uint64(1)
+    back = np.uint64(0)
+    w = won
+    while w != 0:
+        lane = _ctz(w)
+        w &= w - one
+        if (
+            last[PLY_ROLE, lane] != ply[PLY_ROLE, lane]
+            and last[PLY_TRIES, lane] < last[PLY_CHOICES, lane]
+        ):
+            back |= one << np.uint64(lane)
+    return back
+
+
+@njit(cache=True, nogil=True)
+def _end_greedy_ply(active, retry, tmp, before, base_nodes, val, steps):  # type: ignore[no-untyped-def]
+    """The next state (``tmp``) into the moving lanes, the state before the last ply back
+    into the ``retry`` lanes (a ply less played); ``before`` keeps each lane's state
+    before its last ply."""
+    one = np.uint64(1)
+    moving = active & ~retry
+    for i in range(base_nodes.shape[0]):
+        x = base_nodes[i]
+        now = val[x]
+        old = before[i]
+        before[i] = (old & retry) | (now & ~retry)
+        val[x] = (now & ~active) | (tmp[i] & moving) | (old & retry)
+    w = active
+    while w != 0:
+        lane = _ctz(w)
+        w &= w - one
+        steps[lane] += -1 if retry & (one << np.uint64(lane)) else 1
+
+
+@njit(cache=True, nogil=True)
+def _remember(moving, sole, last_sole, ply, last):  # type: ignore[no-untyped-def]
+    """After a ply, its record becomes the moving lanes' last: the new ``last_sole``."""
+    one = np.uint64(1)
+    w = moving & sole
+    while w != 0:
+        lane = _ctz(w)
+        w &= w - one
+        for row in range(PLY_ROWS):
+            last[row, lane] = ply[row, lane]
+    return (last_sole & ~moving) | (sole & moving)
+
+
+@njit(cache=True, nogil=True)
+def _best_goals(goal_values, goal_start):  # type: ignore[no-untyped-def]
+    """Each role's highest goal value (what a decisive move must reach)."""
+    nroles = goal_start.shape[0] - 1
+    best = np.full(nroles, -1, dtype=np.int64)
+    for r in range(nroles):
+        for k in range(goal_start[r], goal_start[r + 1]):
+            best[r] = max(best[r], goal_values[k])
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _trial_scratch(width, nb):  # type: ignore[no-untyped-def]
+    """:func:`_take_wins`'s arrays: each lane's candidates and how many, the winning
+    move found per lane, and the base words a trial saves."""
+    return (
+        np.zeros((64, max(1, width)), dtype=np.int64),
+        np.zeros(64, dtype=np.int64),
+        np.zeros(64, dtype=np.int64),
+        np.zeros(nb, dtype=np.uint64),
+    )
+
+
+@njit(cache=True, nogil=True)
+def _flagged_moves(legal_lits, move_start, decisive, sole, choosing, cand, ncand, val):  # type: ignore[no-untyped-def]
+    """Each lane's legal flagged moves of its sole chooser into ``cand``: the most any has."""
+    one = np.uint64(1)
+    most = 0
+    for lane in range(64):
+        ncand[lane] = 0
+    for r in range(move_start.shape[0] - 1):
+        lanes = choosing[r] & sole
+        if lanes == 0:
+            continue
+        for k in range(move_start[r], move_start[r + 1]):
+            if decisive[k] == 0:
+                continue
+            w = _lit64(legal_lits[k], val) & lanes
+            while w != 0:
+                lane = _ctz(w)
+                w &= w - one
+                cand[lane, ncand[lane]] = k
+                ncand[lane] += 1
+                most = max(most, ncand[lane])
+    return most
+
+
+@njit(cache=True, nogil=True)
+def _swap_moves(lanes, old, new, does_nodes, val):  # type: ignore[no-untyped-def]
+    """In each lane of ``lanes``, replace move ``old[lane]`` by ``new[lane]`` (column 0)."""
+    one = np.uint64(1)
+    w = lanes
+    while w != 0:
+        lane = _ctz(w)
+        w &= w - one
+        bit = one << np.uint64(lane)
+        val[does_nodes[old[lane]]] &= ~bit
+        val[does_nodes[new[lane]]] |= bit
+
+
+@njit(cache=True, nogil=True)
+def _take_wins(  # type: ignore[no-untyped-def]
+    kind, in_start, inputs, order, blocks, phases, base_nodes, next_lits, legal_lits,
+    does_nodes, move_start, terminal_lit, goal_lits, goal_values, goal_start, decisive,
+    best, sole, ply, choosing, trial, tmp, val,
+):  # fmt: skip
+    """Where a lane's sole chooser has flagged legal moves, try them (round ``t`` tries
+    every lane's ``t``-th at once) and play the first that ends the game at the role's
+    best goal instead of the move in ``ply``: the lanes that found one.
+
+    A trial plays the move into the base words of its lanes, evaluates terminal and
+    goals there, and puts the words back; the state's own phase is evaluated again at
+    the end, as the move's ply reads it.
+    """
+    cand, ncand, win, saved = trial
+    picked, chooser = ply[PLY_MOVE], ply[PLY_ROLE]
+    one = np.uint64(1)
+    nb = base_nodes.shape[0]
+    most = _flagged_moves(legal_lits, move_start, decisive, sole, choosing, cand, ncand, val)
+    if most == 0:
+        return np.uint64(0)
+    won = np.uint64(0)
+    for t in range(most):
+        lanes = np.uint64(0)
+        w = sole & ~won
+        while w != 0:
+            lane = _ctz(w)
+            w &= w - one
+            if ncand[lane] > t:
+                lanes |= one << np.uint64(lane)
+                win[lane] = cand[lane, t]
+        if lanes == 0:
+            break
+        _swap_moves(lanes, picked, win, does_nodes, val)
+        eval_phase64(kind, in_start, inputs, order, blocks, phases[2], phases[3], val)
+        for i in range(nb):
+            tmp[i] = _lit64(next_lits[i], val)
+        for i in range(nb):
+            x = base_nodes[i]
+            saved[i] = val[x]
+            val[x] = (val[x] & ~lanes) | (tmp[i] & lanes)
+        eval_phase64(kind, in_start, inputs, order, blocks, phases[0], phases[1], val)
+        ended = _lit64(terminal_lit, val) & lanes
+        if ended != 0:
+            eval_phase64(kind, in_start, inputs, order, blocks, phases[4], phases[5], val)
+            won |= _best_reached(ended, chooser, best, goal_lits, goal_values, goal_start, val)
+        for i in range(nb):
+            val[base_nodes[i]] = saved[i]
+        _swap_moves(lanes, win, picked, does_nodes, val)
+    eval_phase64(kind, in_start, inputs, order, blocks, phases[0], phases[1], val)
+    _swap_moves(won, picked, win, does_nodes, val)
+    w = won
+    while w != 0:
+        lane = _ctz(w)
+        w &= w - one
+        picked[lane] = win[lane]
+    return won
+
+
+@njit(cache=True, nogil=True)
+def _best_reached(lanes, chooser, best, goal_lits, goal_values, goal_start, val):  # type: ignore[no-untyped-def]
+    """The lanes of ``lanes`` where the chooser's best goal holds."""
+    one = np.uint64(1)
+    reached = np.uint64(0)
+    w = lanes
+    while w != 0:
+        lane = _ctz(w)
+        w &= w - one
+        bit = one << np.uint64(lane)
+        r = chooser[lane]
+        for k in range(goal_start[r], goal_start[r + 1]):
+            if goal_values[k] == best[r] and _lit64(goal_lits[k], val) & bit:
+                reached |= bit
+    return reached
 
 
 @njit(cache=True, nogil=True)

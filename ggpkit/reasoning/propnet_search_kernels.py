@@ -477,7 +477,7 @@ def _amaf_backup(  # type: ignore[no-untyped-def]
 @njit(cache=True, nogil=True)
 def iterate_paths(  # type: ignore[no-untyped-def]
     net, work, val, val64, tree, sizes, root, iterations, c, per_path, seed, max_steps, q,
-    reward, goal_weight, joint_limit, material, material_base,
+    reward, goal_weight, joint_limit, material, material_base, decisive,
 ):  # fmt: skip
     """UCT iterations in batches of paths: (stop code, iterations, playouts).
 
@@ -493,7 +493,9 @@ def iterate_paths(  # type: ignore[no-untyped-def]
     keep after that module changed). ``material``: per role, the state bits that are its
     pieces (no rows: none), ``material_base`` their counts at the root; with
     ``goal_weight`` > 0 a leaf's heuristic goals then come from the pieces
-    (:func:`~ggpkit.reasoning.tree_kernels.material_goals`).
+    (:func:`~ggpkit.reasoning.tree_kernels.material_goals`). ``decisive``: the moves
+    flagged as wins for the greedy playouts (empty: uniform playouts; see
+    :func:`~ggpkit.reasoning.propnet_kernels.playouts64_from`).
     """
     rng = seed | np.uint64(1)
     w = 1.0  # a path is one visit (see tree_kernels.backup_leaves)
@@ -513,7 +515,7 @@ def iterate_paths(  # type: ignore[no-untyped-def]
         if code != STOP_DONE:
             return code, done, playouts
         code, played = _play_queue(
-            net, val64, q, nq, per_path, rng, max_steps, tree, reward, goal_weight
+            net, val64, q, nq, per_path, rng, max_steps, tree, reward, goal_weight, decisive
         )
         rng, _j = rand_below(rng, 2)
         if code != STOP_DONE:
@@ -543,12 +545,12 @@ def _make_children(net, val64, tree, sizes, q, nq, reward, w, all_goals, materia
 
 
 @njit(cache=True, nogil=True)
-def _play_queue(net, val64, q, nq, per_path, rng, max_steps, tree, reward, goal_weight):  # type: ignore[no-untyped-def]
+def _play_queue(net, val64, q, nq, per_path, rng, max_steps, tree, reward, goal_weight, decisive):  # type: ignore[no-untyped-def]
     """Play out the batch's open leaves together; back their paths up."""
     m = gather_leaves(q, nq)
     if m == 0:
         return STOP_DONE, 0.0
-    code, played = _play_leaves(net, val64, q[4][:m], per_path, rng, max_steps, q[5])
+    code, played = _play_leaves(net, val64, q[4][:m], per_path, rng, max_steps, q[5], decisive)
     if code != STOP_DONE:
         return code, 0.0
     backup_leaves(tree, q, m, per_path, reward, goal_weight)
@@ -556,14 +558,14 @@ def _play_queue(net, val64, q, nq, per_path, rng, max_steps, tree, reward, goal_
 
 
 @njit(cache=True, nogil=True)
-def _play_leaves(net, val64, starts, per_path, rng, max_steps, sums):  # type: ignore[no-untyped-def]
+def _play_leaves(net, val64, starts, per_path, rng, max_steps, sums, decisive):  # type: ignore[no-untyped-def]
     """``per_path`` playouts from each row of ``starts``; goal sums to ``sums``."""
     sums[:] = 0
     seed = np.int64(rng >> np.uint64(1))
     done, _moves, err = playouts64_from(
         net[0], net[1], net[2], net[3], net[4], net[5], net[6], net[7], net[8], net[9],
         net[10], net[11], net[12], net[13], net[14], starts, per_path, seed, max_steps, val64,
-        sums,
+        sums, decisive,
     )  # fmt: skip
     if err != 0:
         return (STOP_NO_LEGAL, STOP_GOAL, STOP_TOO_LONG)[err - 1], 0.0

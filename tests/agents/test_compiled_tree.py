@@ -39,7 +39,7 @@ def random_state(game: Game[Any], plies: int, rng: random.Random) -> Any:
     return state
 
 
-SEARCHES = [{}, {"mast": True}, {"grave": 20}, {"paths": 16}]
+SEARCHES = [{}, {"mast": True}, {"grave": 20}, {"paths": 16}, {"paths": 16, "greedy": True}]
 """Options of the compiled tree that change how it searches: each must stay sound."""
 
 
@@ -85,8 +85,9 @@ def test_root_statistics_cover_the_legal_moves_and_every_iteration(paths: int) -
     assert all(0.0 <= m <= 1.0 for m in report.means)
 
 
+@pytest.mark.parametrize("greedy", [False, True])
 @pytest.mark.parametrize(("name", "leaf"), [("connectFour", 1), ("breakthroughSmall", 3)])
-def test_batched_paths_count_every_visit_once(name: str, leaf: int) -> None:
+def test_batched_paths_count_every_visit_once(name: str, leaf: int, greedy: bool) -> None:
     """With paths played out together, a path counts its visit on the way down (a
     virtual loss) and its rewards on the way back: once all are back, every node but
     the root counts as many visits as the edges into it (more than one where states
@@ -94,8 +95,9 @@ def test_batched_paths_count_every_visit_once(name: str, leaf: int) -> None:
     mean reward is within 0..1."""
     game = public(name)
     tree = tree_of(game)
-    report = tree.search(game.initial_state(), None, 2000, 1.4, leaf, 3, paths=32)
+    report = tree.search(game.initial_state(), None, 2000, 1.4, leaf, 3, paths=32, greedy=greedy)
     assert report.iterations == 2000 and sum(report.visits) == 2000
+    assert report.greedy == greedy
     assert report.playouts == 2000 * leaf
     arrays = tree.tree._tree  # type: ignore[attr-defined]
     nedges = int(tree.tree._sizes[1])  # type: ignore[attr-defined]
@@ -148,6 +150,42 @@ def test_mcts_searches_in_the_compiled_tree_and_takes_a_win_in_one() -> None:
     assert thoughts is not None and thoughts.verdict == "proved: xplayer gets 100"
     # the compiled tree's report (the search in start may have proven this state already)
     assert agent._report is not None
+
+
+def test_greedy_playouts_flag_the_moves_that_won_for_the_rest_of_the_match() -> None:
+    """The propnet tree's greedy playouts learn which moves end a game at their role's
+    best goal (connectFour: drops, never the waiting role's noop) and keep them."""
+    game = public("connectFour")
+    tree = tree_of(game)
+    tree.search(game.initial_state(), None, 640, 0.4, 1, 3, paths=64, greedy=True)
+    flags = tree.tree._decisive  # type: ignore[attr-defined]
+    net = tree.tree.net  # type: ignore[attr-defined]
+    names = [str(m) for role_moves in net.moves for m in role_moves]
+    flagged = {names[i] for i in np.flatnonzero(flags)}
+    assert flagged and all(name.startswith("(drop") for name in flagged)
+    tree.search(game.initial_state(), None, 64, 0.4, 1, 4, paths=64, greedy=False)
+    assert (tree.tree._decisive == flags).all()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("greedy", [0, 1])
+def test_greedy_as_given_is_kept(greedy: int) -> None:
+    game = public("breakthroughSmall")
+    agent = MCTSAgent(seed=1, greedy=greedy)
+    agent.start(game, game.roles[0])
+    assert agent.greedy == bool(greedy)
+    agent.select(game, game.initial_state(), game.roles[0], Limit(playouts=640))
+    assert agent._report is not None and agent._report.greedy == bool(greedy)
+    agent.stop()
+
+
+def test_greedy_is_off_where_the_tree_cannot_make_it() -> None:
+    """A native game's tree has its own playouts: the speed trial reads that from its
+    report and leaves greedy off."""
+    game = ggpkit.load("breakthrough-holes")
+    agent = MCTSAgent(seed=1)
+    agent.start(game, game.roles[0])
+    assert agent.greedy is False
+    agent.stop()
 
 
 def test_compiled_0_keeps_the_python_tree() -> None:
