@@ -109,6 +109,7 @@ def test_bench_measures_a_rule_file_and_its_compiled_tree() -> None:
     assert result.exit_code == 0, result.output
     (row,) = json.loads(result.stdout)["results"]
     assert row["engine"] == "gdl" and row["playouts_per_s"] > 0
-    # one playout per iteration at most in a compiled tree with 64-lane leaves: more sims
+    # a compiled tree's path gets one playout or more, unless it ends on a proven node
+    # (a few: see test_batch_split), so simulations are counted apart from iterations
     assert row["search_iterations_per_s"] > 0
-    assert row["search_per_s"] >= row["search_iterations_per_s"]
+    assert row["search_per_s"] >= 0.9 * row["search_iterations_per_s"]

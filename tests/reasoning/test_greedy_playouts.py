@@ -18,7 +18,8 @@ import pytest
 
 from ggpkit.reasoning import propnet_kernels as k
 from ggpkit.reasoning.fast import PropnetReasoner
-from tests.reasoning.test_propnet import _corpus, _rand_below, _stream
+
+from .test_propnet import _corpus, _rand_below, _stream
 
 
 @dataclass
