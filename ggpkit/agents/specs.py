@@ -118,9 +118,10 @@ AGENTS: dict[str, _Kind] = {
         "foretell the result, else 0), material=W: where the goal heuristic is off, a new "
         "leaf is worth that share of what the pieces each role won or lost since the root "
         "say, pieces found by random matches (default: 0.5 where piece counts foretell "
-        "the results, else 0; 0: off), greedy=0: the compiled tree's playouts on a propnet "
-        "are uniformly random (default 1: a move that ends the game at its role's best goal "
-        "is taken where one of the moves seen to do so is legal))",
+        "the results, else 0; 0: off), greedy=1: the compiled tree's playouts on a propnet "
+        "take a move that ends the game at its role's best goal and take back one that lets "
+        "the next role do so; 0: uniformly random (default: greedy where a speed trial at "
+        "the start keeps half the tree's iterations a second))",
     ),
     "alphabeta": _Kind(
         "ggpkit.agents.alphabeta:AlphaBetaAgent",

@@ -155,9 +155,10 @@ class TreeSearch(Protocol):
         role in the game's role order: the goals a leaf is worth then come from the facts
         of each set that hold, each role's pieces won or lost since the root against the
         others'; trees that cannot count facts ignore it; ``greedy``: playouts take a
-        move that wins at once where they find one, in trees whose playouts are uniform
-        otherwise). Where several roles choose in
-        ``state``, the report is ``role``'s (decoupled statistics: each role its own).
+        move that wins at once where they find one and take back one that lets the next
+        role win at once, in trees whose playouts are uniform otherwise). Where several
+        roles choose in ``state``, the report is ``role``'s (decoupled statistics: each
+        role its own).
 
         Raises :class:`~ggpkit.games.api.GameError` where it cannot search the game (two
         roles choosing at once without batched paths, or too many joint moves): the

@@ -631,8 +631,8 @@ def playouts64_from(  # type: ignore[no-untyped-def]
                     if found != 1:
                         return done, moves, ERR_GOAL
                     sums[source[lane], r] += value
-                    won = last_sole & bit and last[PLY_ROLE, lane] == r and value == best[r]
-                    if greedy and won:
+                    learned = last_sole & bit and last[PLY_ROLE, lane] == r and value == best[r]
+                    if greedy and learned:
                         decisive[last[PLY_MOVE, lane]] = 1
                 moves += steps[lane]
                 done += 1
