@@ -60,8 +60,12 @@ Why these choices:
   the next role can do so is taken back while others remain (the moves to try are
   the ones seen to end a game so). Unless given, a speed trial in :meth:`start`
   decides: on where the tree keeps :data:`GREEDY_MIN_SPEED` of its iterations a
-  second (breakthroughSmall, knightThrough, reversi), off where every move can end
-  the game and each ply tries them all (connectFour, pentago, quarto).
+  second (reversi), off where many moves can end the game and each ply tries them
+  all (breakthroughSmall, where any capture may take the last piece; connectFour).
+  ``wins=1`` (the default) makes a propnet tree prove a new node where its mover
+  can win at once (Teytaud and Teytaud's decisive moves): the moves seen to end a
+  playout at their role's best goal are tried there, 64 nodes at a time, so the
+  solver sees a threat when the node is made instead of when its winning child is.
   ``mast=1`` makes its playouts choose moves by MAST (epsilon-greedy on each move's
   mean reward in earlier playouts of the match, one playout per leaf); off by
   default until an arena shows it helps (see DEVELOPERS.md).
@@ -120,9 +124,12 @@ CALIBRATION_SECONDS = 0.03
 GREEDY_MIN_SPEED = 0.5
 """Greedy playouts (a win in one taken, a loss in one avoided) are used where the tree
 keeps at least this share of its iterations a second with them. Their trials cost
-little where few moves can end a game (breakthroughSmall: 0.83 of the iterations from
-the start, and 31-19 against uniform playouts at 0.5 s a move) and much where every
-move can (connectFour: 0.35; forced on, 2-8, and 5-5 at equal playouts)."""
+little where few moves can end a game and much where many can: with the moves that
+end games known from the trial's first search (uniform playouts flag them too), the
+share is about 1.0 in reversi, 0.30 in breakthroughSmall and breakthrough, 0.12-0.20
+in knightThrough, 0.08 in connectFour. Where it was measured, greedy play did not pay
+for its cost: breakthroughSmall 16-14 against uniform playouts in 30 matches at
+0.5 s a move, connectFour forced on 2-8 (5-5 at equal playouts)."""
 
 SLOW_BATCH_SHARE = 0.5
 """A compiled call cannot be stopped: where one batch of 64 playouts takes more than this
@@ -233,6 +240,7 @@ class MCTSAgent(Agent):
         goals: float | None = None,
         material: float | None = None,
         greedy: int | None = None,
+        wins: int = 1,
     ) -> None:
         self.limit = limit or Limit()
         self.c = c
@@ -281,6 +289,9 @@ class MCTSAgent(Agent):
         """The compiled tree's batched playouts take a win in one where they find one, and
         avoid giving one where they can (trees with uniform playouts otherwise: see
         ``TreeSearch.search``)."""
+        self.wins = bool(wins)
+        """The compiled tree proves a new node where its mover wins in one (decisive
+        moves, see ``TreeSearch.search``)."""
         self._tree: TreeSearch | None = None
         """The game's compiled tree, where it has one (and ``compiled`` allows it)."""
         self._report: TreeReport | None = None
@@ -376,7 +387,7 @@ class MCTSAgent(Agent):
             self.limit, self.c, seed, self.max_nodes, self.leaf,
             compiled=int(self.use_tree), mast=int(self.mast), grave=self.grave,
             paths=self.paths_option, goals=self.goals_option, material=self.material_option,
-            greedy=self.greedy_option,
+            greedy=self.greedy_option, wins=int(self.wins),
         )  # fmt: skip
 
     def root_visits(self, role: str) -> dict[Term, int]:
@@ -598,6 +609,7 @@ class MCTSAgent(Agent):
             role=role,
             material=self.pieces,
             greedy=self.greedy,
+            wins=self.wins,
         )
         if batched and self.paths_option is None and report.greedy:
             self.paths = LANES  # a greedy playout costs more than the timed ones: not a path

@@ -101,6 +101,7 @@ AGENTS: dict[str, _Kind] = {
             "goals": _share,
             "material": _share,
             "greedy": _zero_or_one,
+            "wins": _zero_or_one,
         },
         "UCT Monte Carlo tree search (time s, playouts per move, exploration c: 0.4 "
         "where paths share a batch, else 1.4, "
@@ -121,7 +122,9 @@ AGENTS: dict[str, _Kind] = {
         "the results, else 0; 0: off), greedy=1: the compiled tree's playouts on a propnet "
         "take a move that ends the game at its role's best goal and take back one that lets "
         "the next role do so; 0: uniformly random (default: greedy where a speed trial at "
-        "the start keeps half the tree's iterations a second))",
+        "the start keeps half the tree's iterations a second), wins=0: the compiled tree on "
+        "a propnet does not prove a new node where its mover wins in one (default 1: it "
+        "tries the moves seen to end a playout so))",
     ),
     "alphabeta": _Kind(
         "ggpkit.agents.alphabeta:AlphaBetaAgent",

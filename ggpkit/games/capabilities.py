@@ -144,6 +144,7 @@ class TreeSearch(Protocol):
         role: str | None = None,
         material: tuple[frozenset[Term], ...] = (),
         greedy: bool = False,
+        wins: bool = False,
     ) -> TreeReport:
         """Search ``state`` within the limits (UCB constant ``c``, ``leaf`` playouts per leaf;
         ``mast``: playouts choose moves by MAST, one playout per leaf; ``grave`` > 0:
@@ -156,7 +157,9 @@ class TreeSearch(Protocol):
         of each set that hold, each role's pieces won or lost since the root against the
         others'; trees that cannot count facts ignore it; ``greedy``: playouts take a
         move that wins at once where they find one and take back one that lets the next
-        role win at once, in trees whose playouts are uniform otherwise). Where several
+        role win at once, in trees whose playouts are uniform otherwise; ``wins``: a new
+        node where its mover has a move that wins at once is proven when it is made, in
+        trees that can look). Where several
         roles choose in ``state``, the report is ``role``'s (decoupled statistics: each
         role its own).
 

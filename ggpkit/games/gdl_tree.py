@@ -49,6 +49,7 @@ class PropnetTree:
         role: str | None = None,
         material: tuple[frozenset[Term], ...] = (),
         greedy: bool = False,
+        wins: bool = False,
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch`."""
         if not isinstance(state, bytes):
@@ -61,6 +62,7 @@ class PropnetTree:
             found = self.tree.search(
                 bits, seconds, iterations, c, leaf, seed, mast=mast, grave=grave, paths=paths,
                 goals=goals, role=index, material=self._masks(material), greedy=greedy,
+                wins=wins,
             )  # fmt: skip
         except ReasonerError as e:
             raise GameError(f"{self.name}: {e}") from None

@@ -172,11 +172,12 @@ class NativeTreeSearch:
         role: str | None = None,
         material: tuple[frozenset[Term], ...] = (),
         greedy: bool = False,
+        wins: bool = False,
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch` (the kernels give goals only
         in terminal states: ``goals`` weighs the material heuristic, where the kernels can
-        count pieces, and changes nothing otherwise; ``greedy`` changes nothing: a native
-        game's playouts are what its kernels make them)."""
+        count pieces, and changes nothing otherwise; ``greedy`` and ``wins`` change
+        nothing: a native game's playouts and expansions are what its kernels make them)."""
         row = self._row(state)
         try:
             found = self.tree.search(

@@ -46,7 +46,7 @@ def run_batches(  # type: ignore[no-untyped-def]
             children(q[4], q[10][:m], q[6], q[7], q[8], q[9], variant)
             if by_pieces:
                 tk.material_goals(q, m, masks, base)
-            code = tk.attach_children(tree, sizes, q, m, move_start, reward, w, by_pieces)
+            code = tk.attach_children(tree, sizes, q, m, move_start, reward, w, by_pieces, False)
             if code != tk.STOP_DONE:
                 return code, done, played
         k = tk.gather_leaves(q, nq)

@@ -116,6 +116,9 @@ class ArrayTree:
         """Each role's pieces at the root of the current search."""
         self.greedy = False
         """The current search's batched playouts are greedy (a tree may ignore it)."""
+        self.wins = False
+        """The current search's batched paths prove a new node where its mover wins in
+        one (a tree may ignore it)."""
 
     def search(
         self,
@@ -133,6 +136,7 @@ class ArrayTree:
         role: int = -1,
         material: npt.NDArray[np.generic] | None = None,
         greedy: bool = False,
+        wins: bool = False,
     ) -> RootReport:
         """Search from the state row ``bits`` within the limits.
 
@@ -146,7 +150,8 @@ class ArrayTree:
         ``material`` (one mask row per role, see :attr:`material`) puts the pieces'
         verdict (:func:`tk.material_goals`) in place of the state's goals. ``greedy``
         (trees whose playouts are uniform, with paths): playouts take a win in one where
-        they find it (:attr:`greedy`). Where
+        they find it (:attr:`greedy`); ``wins`` (with paths): a new node where its mover
+        wins in one is proven when it is made (:attr:`wins`). Where
         several roles choose at once, batched paths search with decoupled statistics
         (each role its own edges; at most ``MAX_JOINT_MOVES`` joint moves a state) and
         the report at such a root is ``role``'s (the first choosing role's when -1).
@@ -161,6 +166,7 @@ class ArrayTree:
         self._set_root(bits)
         self.goal_weight = goals
         self.greedy = greedy
+        self.wins = wins
         if material is not None:
             self.material = material.astype(self._tree[0].dtype)
         self.material_base = tk.material_counts(bits, self.material)
@@ -226,6 +232,9 @@ class ArrayTree:
                 np.zeros(paths, dtype=np.uint8),  # 8 whether they are terminal
                 np.zeros((paths, nroles), dtype=np.int64),  # 9 their goals
                 np.zeros(paths, dtype=np.int64),  # 10 rows of the batch
+                np.full(paths, -1, dtype=np.int64),  # 11 a new child's move that wins at once
+                np.zeros((paths, self.row_width), dtype=self.row_dtype),  # 12 its end state
+                np.zeros((paths, nroles), dtype=np.int64),  # 13 the goals there
             )
         return self._paths
 

@@ -505,6 +505,7 @@ def playouts64(  # type: ignore[no-untyped-def]
         kind, in_start, inputs, order, blocks, phases, base_nodes, next_lits, legal_lits,
         does_nodes, move_start, terminal_lit, goal_lits, goal_values, goal_start,
         start_bits.reshape(1, -1), count, seed, max_steps, val, sums, np.zeros(0, np.uint8),
+        False,
     )  # fmt: skip
     return done, moves, sums[0].copy(), err
 
@@ -561,7 +562,7 @@ literal order), how many of its moves have been tried here, and how many it has.
 def playouts64_from(  # type: ignore[no-untyped-def]
     kind, in_start, inputs, order, blocks, phases, base_nodes, next_lits, legal_lits,
     does_nodes, move_start, terminal_lit, goal_lits, goal_values, goal_start,
-    starts, per_start, seed, max_steps, val, sums, decisive,
+    starts, per_start, seed, max_steps, val, sums, decisive, greedy,
 ):  # fmt: skip
     """``per_start`` random playouts from each row of ``starts``, 64 in flight at a time.
 
@@ -571,12 +572,13 @@ def playouts64_from(  # type: ignore[no-untyped-def]
     random stream ``j`` (the scalar kernel's stream for the same seed); its goal values
     are added to ``sums[j // per_start]``. Returns (playouts done, moves played, error).
 
-    ``decisive`` (one flag per legal literal; empty: uniform playouts) makes them
-    greedy, as Sancho's rollouts are: where one role alone chooses and some of its
-    flagged moves are legal, they are tried (:func:`_take_wins`), and one that ends
-    the game at the role's best goal is played instead of the random move. A move is
-    flagged here when it was a playout's last, chosen by a sole chooser, and the
-    game ended at that role's best goal; the caller keeps the flags between calls.
+    ``decisive`` (one flag per legal literal; empty: none kept) flags the moves that
+    were a playout's last, chosen by a sole chooser, where the game ended at that
+    role's best goal; the caller keeps the flags between calls. ``greedy`` (with
+    flags) makes the playouts greedy, as Sancho's rollouts are: where one role alone
+    chooses and some of its flagged moves are legal, they are tried
+    (:func:`_take_wins`), and one that ends the game at the role's best goal is played
+    instead of the random move.
     Why: uniform playouts miss a win in one as often as not, so a position with a
     winning threat looks even; a greedy playout takes the win, which is what a
     player does.
@@ -591,7 +593,8 @@ def playouts64_from(  # type: ignore[no-untyped-def]
     lane_moves = np.zeros((64, max(1, legal_lits.shape[0])), dtype=np.int32)
     nlegal = np.zeros(64, dtype=np.int64)
     tmp = np.zeros(nb, dtype=np.uint64)
-    greedy = decisive.shape[0] > 0
+    learning = decisive.shape[0] > 0
+    greedy = greedy and learning
     best = _best_goals(goal_values, goal_start)
     ply = np.zeros((PLY_ROWS, 64), dtype=np.int64)  # each lane's choice in this ply
     last = np.zeros((PLY_ROWS, 64), dtype=np.int64)  # and in its last ply
@@ -632,7 +635,7 @@ def playouts64_from(  # type: ignore[no-untyped-def]
                         return done, moves, ERR_GOAL
                     sums[source[lane], r] += value
                     learned = last_sole & bit and last[PLY_ROLE, lane] == r and value == best[r]
-                    if greedy and learned:
+                    if learning and learned:
                         decisive[last[PLY_MOVE, lane]] = 1
                 moves += steps[lane]
                 done += 1
@@ -673,6 +676,9 @@ def playouts64_from(  # type: ignore[no-untyped-def]
                     chose |= bit
                     if greedy:
                         j = _choose(lane, j, r, nlegal[lane], retry & bit, lane_moves, ply, last)
+                    elif learning:
+                        ply[PLY_MOVE, lane] = lane_moves[lane, j]
+                        ply[PLY_ROLE, lane] = r
                 val[does_nodes[lane_moves[lane, j]]] |= bit
             choosing[r] = chose
             twice |= some & chose
@@ -693,6 +699,8 @@ def playouts64_from(  # type: ignore[no-untyped-def]
             _end_greedy_ply(active, retry, tmp, before, base_nodes, val, steps)
             last_sole = _remember(active & ~retry, sole, last_sole, ply, last)
             continue
+        if learning:
+            last_sole = _remember(active, sole, last_sole, ply, last)
         for i in range(nb):
             x = base_nodes[i]
             val[x] = (val[x] & ~active) | (tmp[i] & active)
@@ -870,17 +878,11 @@ def _take_wins(  # type: ignore[no-untyped-def]
         if lanes == 0:
             break
         _swap_moves(lanes, picked, win, does_nodes, val)
-        eval_phase64(kind, in_start, inputs, order, blocks, phases[2], phases[3], val)
-        for i in range(nb):
-            tmp[i] = _lit64(next_lits[i], val)
-        for i in range(nb):
-            x = base_nodes[i]
-            saved[i] = val[x]
-            val[x] = (val[x] & ~lanes) | (tmp[i] & lanes)
-        eval_phase64(kind, in_start, inputs, order, blocks, phases[0], phases[1], val)
-        ended = _lit64(terminal_lit, val) & lanes
+        ended = trial_ends(
+            kind, in_start, inputs, order, blocks, phases, base_nodes, next_lits, terminal_lit,
+            lanes, tmp, saved, val,
+        )  # fmt: skip
         if ended != 0:
-            eval_phase64(kind, in_start, inputs, order, blocks, phases[4], phases[5], val)
             won |= _best_reached(ended, chooser, best, goal_lits, goal_values, goal_start, val)
         for i in range(nb):
             val[base_nodes[i]] = saved[i]
@@ -893,6 +895,30 @@ def _take_wins(  # type: ignore[no-untyped-def]
         w &= w - one
         picked[lane] = win[lane]
     return won
+
+
+@njit(cache=True, nogil=True)
+def trial_ends(  # type: ignore[no-untyped-def]
+    kind, in_start, inputs, order, blocks, phases, base_nodes, next_lits, terminal_lit, lanes,
+    tmp, saved, val,
+):  # fmt: skip
+    """Play the moves in the move inputs of ``lanes``: their next states go into those
+    lanes' base words (the words before are kept in ``saved``, for the caller to put
+    back), their terminal phase is evaluated, and where one ended its goals too.
+    Returns the lanes that ended."""
+    nb = base_nodes.shape[0]
+    eval_phase64(kind, in_start, inputs, order, blocks, phases[2], phases[3], val)
+    for i in range(nb):
+        tmp[i] = _lit64(next_lits[i], val)
+    for i in range(nb):
+        x = base_nodes[i]
+        saved[i] = val[x]
+        val[x] = (val[x] & ~lanes) | (tmp[i] & lanes)
+    eval_phase64(kind, in_start, inputs, order, blocks, phases[0], phases[1], val)
+    ended = _lit64(terminal_lit, val) & lanes
+    if ended != 0:
+        eval_phase64(kind, in_start, inputs, order, blocks, phases[4], phases[5], val)
+    return ended
 
 
 @njit(cache=True, nogil=True)

@@ -54,9 +54,9 @@ class PropnetTreeSearch(ArrayTree):
         self._seen = np.full(int(net.move_start[-1]), -1, dtype=np.int64)
         """GRAVE's scratch: each legal literal's last position in an iteration (-1: none)."""
         self._decisive = np.zeros(int(net.move_start[-1]), dtype=np.uint8)
-        """The greedy playouts' moves that ended a playout at their role's best goal
-        (flagged by the kernel, kept for the whole match)."""
-        self._uniform = np.zeros(0, dtype=np.uint8)
+        """The moves that ended a playout at their role's best goal (flagged by the
+        batched playouts, kept for the whole match): what greedy playouts and the wins
+        in one at new nodes try."""
         self._prepared = False
 
     def _iterate(
@@ -105,7 +105,7 @@ class PropnetTreeSearch(ArrayTree):
             self._arrays, self._work, self._val, self._val64, self._tree, self._sizes,
             self._root, n, c, max(1, per_path), np.uint64(rng.integers(0, 2**63)), max_steps,
             self._queue(paths), self._reward, self.goal_weight, tk.MAX_JOINT_MOVES, self.material,
-            self.material_base, self._decisive if self.greedy else self._uniform,
+            self.material_base, self._decisive, self.greedy, self.wins,
         )  # fmt: skip
         return int(code), int(ran), float(played)
 

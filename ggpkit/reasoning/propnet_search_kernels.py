@@ -39,6 +39,7 @@ from ggpkit.reasoning.propnet_kernels import (
     step64,
     true_inputs_over,
 )
+from ggpkit.reasoning.propnet_wins import scratch_arrays, wins_in_one
 from ggpkit.reasoning.tree_kernels import (
     STOP_DONE,
     STOP_GOAL,
@@ -477,7 +478,7 @@ def _amaf_backup(  # type: ignore[no-untyped-def]
 @njit(cache=True, nogil=True)
 def iterate_paths(  # type: ignore[no-untyped-def]
     net, work, val, val64, tree, sizes, root, iterations, c, per_path, seed, max_steps, q,
-    reward, goal_weight, joint_limit, material, material_base, decisive,
+    reward, goal_weight, joint_limit, material, material_base, decisive, greedy, wins,
 ):  # fmt: skip
     """UCT iterations in batches of paths: (stop code, iterations, playouts).
 
@@ -493,9 +494,12 @@ def iterate_paths(  # type: ignore[no-untyped-def]
     keep after that module changed). ``material``: per role, the state bits that are its
     pieces (no rows: none), ``material_base`` their counts at the root; with
     ``goal_weight`` > 0 a leaf's heuristic goals then come from the pieces
-    (:func:`~ggpkit.reasoning.tree_kernels.material_goals`). ``decisive``: the moves
-    flagged as wins for the greedy playouts (empty: uniform playouts; see
-    :func:`~ggpkit.reasoning.propnet_kernels.playouts64_from`).
+    (:func:`~ggpkit.reasoning.tree_kernels.material_goals`). ``decisive``: one flag
+    per legal literal, the moves that ended a playout at their role's best goal, which
+    the playouts keep up (see :func:`~ggpkit.reasoning.propnet_kernels.playouts64_from`);
+    ``greedy``: the playouts take wins in one among them; ``wins``: a new child where
+    its mover wins in one by a flagged move is proven at once
+    (:mod:`~ggpkit.reasoning.propnet_wins`).
     """
     rng = seed | np.uint64(1)
     w = 1.0  # a path is one visit (see tree_kernels.backup_leaves)
@@ -510,13 +514,15 @@ def iterate_paths(  # type: ignore[no-untyped-def]
         rng, ran, nq = descend_batch(tree, sizes, root, c, rng, w, q, iterations - done, reward)
         done += ran
         code = _make_children(
-            net, val64, tree, sizes, q, nq, reward, w, goal_weight > 0.0, material, material_base
-        )
+            net, val64, tree, sizes, q, nq, reward, w, goal_weight > 0.0, material, material_base,
+            decisive if wins else decisive[:0],
+        )  # fmt: skip
         if code != STOP_DONE:
             return code, done, playouts
         code, played = _play_queue(
-            net, val64, q, nq, per_path, rng, max_steps, tree, reward, goal_weight, decisive
-        )
+            net, val64, q, nq, per_path, rng, max_steps, tree, reward, goal_weight, decisive,
+            greedy,
+        )  # fmt: skip
         rng, _j = rand_below(rng, 2)
         if code != STOP_DONE:
             return code, done, playouts
@@ -527,9 +533,10 @@ def iterate_paths(  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
-def _make_children(net, val64, tree, sizes, q, nq, reward, w, all_goals, material, base):  # type: ignore[no-untyped-def]
+def _make_children(net, val64, tree, sizes, q, nq, reward, w, all_goals, material, base, decisive):  # type: ignore[no-untyped-def]
     """Make the new children the batch's paths end at, in the 64-lane kernel (each
-    path's state row turns from its parent's into its child's), and store them."""
+    path's state row turns from its parent's into its child's), and store them; with
+    ``decisive`` flags, a child whose mover wins in one by a flagged move is proven."""
     m = queue_joints(tree, q, nq)
     if m == 0:
         return STOP_DONE
@@ -541,16 +548,37 @@ def _make_children(net, val64, tree, sizes, q, nq, reward, w, all_goals, materia
     )  # fmt: skip
     if by_pieces:
         material_goals(q, m, material, base)
-    return attach_children(tree, sizes, q, m, net[10], reward, w, all_goals)
+    wins = _find_wins(net, val64, q, m, decisive)
+    return attach_children(tree, sizes, q, m, net[10], reward, w, all_goals, wins)
 
 
 @njit(cache=True, nogil=True)
-def _play_queue(net, val64, q, nq, per_path, rng, max_steps, tree, reward, goal_weight, decisive):  # type: ignore[no-untyped-def]
+def _find_wins(net, val64, q, m, decisive):  # type: ignore[no-untyped-def]
+    """Each new child's win in one by a flagged move, into ``q[11]`` to ``q[13]`` (see
+    :func:`~ggpkit.reasoning.propnet_wins.wins_in_one`): whether any was looked for."""
+    flagged = np.flatnonzero(decisive)
+    if flagged.shape[0] == 0:
+        return False
+    scratch = scratch_arrays(flagged.shape[0], net[6].shape[0])
+    wins_in_one(
+        net[0], net[1], net[2], net[3], net[4], net[5], net[6], net[7], net[9], net[10],
+        net[11], net[12], net[13], net[14], q[4], q[10][:m], q[7], q[8], flagged, val64,
+        scratch, q[11], q[12], q[13],
+    )  # fmt: skip
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _play_queue(  # type: ignore[no-untyped-def]
+    net, val64, q, nq, per_path, rng, max_steps, tree, reward, goal_weight, decisive, greedy
+):
     """Play out the batch's open leaves together; back their paths up."""
     m = gather_leaves(q, nq)
     if m == 0:
         return STOP_DONE, 0.0
-    code, played = _play_leaves(net, val64, q[4][:m], per_path, rng, max_steps, q[5], decisive)
+    code, played = _play_leaves(
+        net, val64, q[4][:m], per_path, rng, max_steps, q[5], decisive, greedy
+    )
     if code != STOP_DONE:
         return code, 0.0
     backup_leaves(tree, q, m, per_path, reward, goal_weight)
@@ -558,14 +586,14 @@ def _play_queue(net, val64, q, nq, per_path, rng, max_steps, tree, reward, goal_
 
 
 @njit(cache=True, nogil=True)
-def _play_leaves(net, val64, starts, per_path, rng, max_steps, sums, decisive):  # type: ignore[no-untyped-def]
+def _play_leaves(net, val64, starts, per_path, rng, max_steps, sums, decisive, greedy):  # type: ignore[no-untyped-def]
     """``per_path`` playouts from each row of ``starts``; goal sums to ``sums``."""
     sums[:] = 0
     seed = np.int64(rng >> np.uint64(1))
     done, _moves, err = playouts64_from(
         net[0], net[1], net[2], net[3], net[4], net[5], net[6], net[7], net[8], net[9],
         net[10], net[11], net[12], net[13], net[14], starts, per_path, seed, max_steps, val64,
-        sums, decisive,
+        sums, decisive, greedy,
     )  # fmt: skip
     if err != 0:
         return (STOP_NO_LEGAL, STOP_GOAL, STOP_TOO_LONG)[err - 1], 0.0

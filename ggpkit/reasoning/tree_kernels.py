@@ -25,7 +25,8 @@ other's. A path that meets a node already on it (a repeated state) stops there.
 A batch of paths keeps its scratch in ``q`` (see ``ArrayTree._queue``): 0 nodes and 1
 edges of each path, 2 depths, 3 leaves, 4 leaf state rows, 5 goal sums, 6 joint moves
 to new children, 7 their legal moves, 8 whether they are terminal, 9 their goals, 10
-rows of the batch.
+rows of the batch, 11 a new child's move that wins at once (-1: none), 12 the state it
+leads to, 13 the goals there.
 """
 
 from __future__ import annotations
@@ -656,7 +657,7 @@ def queue_joints(tree, q, nq):  # type: ignore[no-untyped-def]
 
 
 @njit_no_refcounts
-def attach_children(tree, sizes, q, m, move_start, reward, w, all_goals):  # type: ignore[no-untyped-def]
+def attach_children(tree, sizes, q, m, move_start, reward, w, all_goals, wins):  # type: ignore[no-untyped-def]
     """Store the ``m`` children whose state rows the stepper wrote into ``q[4]`` (with
     their legal moves, terminal flags and goals in ``q[7]``, ``q[8]``, ``q[9]``).
 
@@ -664,6 +665,9 @@ def attach_children(tree, sizes, q, m, move_start, reward, w, all_goals):  # typ
     played out unstored). A proven child ends its path at once: its backup is done
     here, and its leaf becomes -3. ``all_goals``: the stepper also gave the goals of
     states that are not terminal, kept in ``tree[18]`` for :func:`backup_leaves`.
+    ``wins``: the stepper also found each child's win in one where it has one
+    (``q[11]`` the move, -1: none; ``q[12]`` the state it leads to, ``q[13]`` its
+    goals), made here as that child's child, which proves the child at once.
     Returns a stop code.
     """
     qn, qe, qdepth, qleaf, starts = q[0], q[1], q[2], q[3], q[4]
@@ -690,11 +694,35 @@ def attach_children(tree, sizes, q, m, move_start, reward, w, all_goals):  # typ
                 return code
             if all_goals and not term[j]:
                 _keep_goals(tree, ch, goal[j])
+            if wins and q[11][j] >= 0:
+                code = _attach_win(tree, sizes, ch, q[11][j], q[12][j], q[13][j], move_start)
+                if code != STOP_DONE:
+                    return code
         qleaf[i] = ch
         if tree[7][ch] != 0:
             copy_into(reward, tree[8][ch])
             _backup_path(tree, qn[i], qe[i], qdepth[i], ch, reward, w)
             qleaf[i] = -3
+    return STOP_DONE
+
+
+@njit_no_refcounts
+def _attach_win(tree, sizes, node, move, bits, goal, move_start):  # type: ignore[no-untyped-def]
+    """Make the terminal state ``bits`` (goals ``goal``) that ``move`` leads to from
+    ``node`` its child there, and prove ``node`` by it: a stop code."""
+    e = _edge_of(node, move, tree)
+    if e < 0 or tree[3][node] == SIMULTANEOUS:
+        return STOP_DONE
+    ch = find_node(bits, tree)
+    if ch < 0:
+        ch = new_node(bits, tree, sizes)
+        if ch < 0:
+            return STOP_DONE
+        code = expand_from(ch, bits[:0], True, goal, move_start, tree, sizes, 0)
+        if code != STOP_DONE:
+            return code
+    tree[9][e] = ch
+    try_prove(node, tree)
     return STOP_DONE
 
 

@@ -39,7 +39,14 @@ def random_state(game: Game[Any], plies: int, rng: random.Random) -> Any:
     return state
 
 
-SEARCHES = [{}, {"mast": True}, {"grave": 20}, {"paths": 16}, {"paths": 16, "greedy": True}]
+SEARCHES = [
+    {},
+    {"mast": True},
+    {"grave": 20},
+    {"paths": 16},
+    {"paths": 16, "greedy": True},
+    {"paths": 16, "wins": True},
+]
 """Options of the compiled tree that change how it searches: each must stay sound."""
 
 
@@ -152,19 +159,69 @@ def test_mcts_searches_in_the_compiled_tree_and_takes_a_win_in_one() -> None:
     assert agent._report is not None
 
 
-def test_greedy_playouts_flag_the_moves_that_won_for_the_rest_of_the_match() -> None:
-    """The propnet tree's greedy playouts learn which moves end a game at their role's
-    best goal (connectFour: drops, never the waiting role's noop) and keep them."""
+@pytest.mark.parametrize("greedy", [True, False])
+def test_playouts_flag_the_moves_that_won_for_the_rest_of_the_match(greedy: bool) -> None:
+    """The propnet tree's batched playouts, greedy or not, learn which moves end a game at
+    their role's best goal (connectFour: drops, never the waiting role's noop) and keep
+    them through later searches."""
     game = public("connectFour")
     tree = tree_of(game)
-    tree.search(game.initial_state(), None, 640, 0.4, 1, 3, paths=64, greedy=True)
-    flags = tree.tree._decisive  # type: ignore[attr-defined]
+    tree.search(game.initial_state(), None, 640, 0.4, 1, 3, paths=64, greedy=greedy)
+    flags = tree.tree._decisive.copy()  # type: ignore[attr-defined]
     net = tree.tree.net  # type: ignore[attr-defined]
     names = [str(m) for role_moves in net.moves for m in role_moves]
     flagged = {names[i] for i in np.flatnonzero(flags)}
     assert flagged and all(name.startswith("(drop") for name in flagged)
-    tree.search(game.initial_state(), None, 64, 0.4, 1, 4, paths=64, greedy=False)
-    assert (tree.tree._decisive == flags).all()  # type: ignore[attr-defined]
+    tree.search(game.initial_state(), None, 64, 0.4, 1, 4, paths=64, greedy=not greedy)
+    assert (tree.tree._decisive >= flags).all()  # type: ignore[attr-defined]
+
+
+def _wins_in_one(game: Game[Any], state: Any) -> bool:
+    """Whether the role to move in ``state`` (one role choosing) can end it at 100 at once."""
+    if game.is_terminal(state):
+        return False
+    legal = [game.legal_moves(state, r) for r in game.roles]
+    (mover,) = [i for i, moves in enumerate(legal) if len(moves) > 1]
+    for move in legal[mover]:
+        joint = [move if i == mover else moves[0] for i, moves in enumerate(legal)]
+        after = game.next_state(state, joint)
+        if game.is_terminal(after) and game.goals(after)[game.roles[mover]] == 100:
+            return True
+    return False
+
+
+@pytest.mark.parametrize("wins", [True, False])
+def test_a_new_node_whose_mover_wins_in_one_is_proven_when_made(wins: bool) -> None:
+    """One batch of 64 paths makes every child of a connectFour root; with ``wins``, each
+    child where the opponent then wins in one (the API says which) is proven lost for
+    the root's mover at once, and no other is; without, none is proven yet."""
+    game = public("connectFour")
+    rng = random.Random(5)
+    checked = 0
+    while checked < 3:
+        state = random_state(game, rng.randrange(6, 24), rng)
+        if game.is_terminal(state) or _wins_in_one(game, state):
+            continue
+        tree = tree_of(game)
+        tree.tree._decisive[:] = 1  # type: ignore[attr-defined]
+        report = tree.search(state, None, 64, 0.4, 1, 3, paths=64, wins=wins)
+        mover = game.role_index(report.mover)
+        expected: list[float | None] = []
+        threats = 0
+        for move in report.moves:
+            joint = [move if i == mover else game.legal_moves(state, r)[0]
+                     for i, r in enumerate(game.roles)]  # fmt: skip
+            after = game.next_state(state, joint)
+            if game.is_terminal(after):  # a draw by a full board
+                expected.append(game.goals(after)[report.mover] / 100)
+                continue
+            threat = _wins_in_one(game, after)
+            threats += threat
+            expected.append(0.0 if wins and threat else None)
+        if threats == 0:
+            continue
+        assert list(report.exact) == expected
+        checked += 1
 
 
 @pytest.mark.parametrize("greedy", [0, 1])

@@ -110,7 +110,7 @@ def _kernel(
         net.base_nodes, net.next_lits, net.legal_lits, net.does_nodes, net.move_start,
         net.terminal_lit, net.goal_lits, net.goal_values, net.goal_start,
         np.array([r._unpack(s) for s in starts]), per_start, seed, 10_000,
-        np.zeros(net.size, dtype=np.uint64), sums, decisive,
+        np.zeros(net.size, dtype=np.uint64), sums, decisive, True,
     )  # fmt: skip
     assert err == k.ERR_NONE
     return done, moves, sums

@@ -364,7 +364,7 @@ def test_the_lane_kernel_plays_each_start_on_its_own_streams(name: str, per_star
         net.base_nodes, net.next_lits, net.legal_lits, net.does_nodes, net.move_start,
         net.terminal_lit, net.goal_lits, net.goal_values, net.goal_start,
         np.array([r._unpack(s) for s in starts]), per_start, 99, 10_000,
-        np.zeros(net.size, dtype=np.uint64), sums, np.zeros(0, dtype=np.uint8),
+        np.zeros(net.size, dtype=np.uint64), sums, np.zeros(0, dtype=np.uint8), False,
     )  # fmt: skip
     assert (err, done) == (k.ERR_NONE, len(starts) * per_start)
     replays = [_replay(r, s, per_start, 99, i * per_start) for i, s in enumerate(starts)]
