@@ -58,10 +58,8 @@ Why these choices:
   ``greedy=1`` makes a propnet tree's batched playouts greedy, as Sancho's are: a
   move that ends the game at its role's best goal is taken, and a move after which
   the next role can do so is taken back while others remain (the moves to try are
-  the ones seen to end a game so). Unless given, a speed trial in :meth:`start`
-  decides: on where the tree keeps :data:`GREEDY_MIN_SPEED` of its iterations a
-  second (reversi), off where many moves can end the game and each ply tries them
-  all (breakthroughSmall, where any capture may take the last piece; connectFour).
+  the ones seen to end a game so). Off by default: nowhere measured did it pay for
+  its cost (see :data:`GREEDY_DEFAULT`).
   ``wins=1`` (the default) makes a propnet tree prove a new node where its mover
   can win at once (Teytaud and Teytaud's decisive moves): the moves seen to end a
   playout at their role's best goal are tried there, 64 nodes at a time, so the
@@ -121,15 +119,15 @@ and drew 5-5 on connectFour (0.5 s a move, DEVELOPERS.md)."""
 CALIBRATION_SECONDS = 0.03
 """The search in :meth:`MCTSAgent.start` that times a path of the compiled tree."""
 
-GREEDY_MIN_SPEED = 0.5
-"""Greedy playouts (a win in one taken, a loss in one avoided) are used where the tree
-keeps at least this share of its iterations a second with them. Their trials cost
-little where few moves can end a game and much where many can: with the moves that
-end games known from the trial's first search (uniform playouts flag them too), the
-share is about 1.0 in reversi, 0.30 in breakthroughSmall and breakthrough, 0.12-0.20
-in knightThrough, 0.08 in connectFour. Where it was measured, greedy play did not pay
-for its cost: breakthroughSmall 16-14 against uniform playouts in 30 matches at
-0.5 s a move, connectFour forced on 2-8 (5-5 at equal playouts)."""
+GREEDY_DEFAULT = 0
+"""Greedy playouts (a win in one taken, a loss in one avoided) are off unless asked for.
+Their trials cost little where few moves can end a game and much where many can: the
+tree keeps about 1.0 of its iterations a second with them in reversi, 0.30 in
+breakthroughSmall and breakthrough (any capture may take the last piece), 0.12-0.20 in
+knightThrough, 0.08 in connectFour. Against uniform playouts at 0.5 s a move they
+scored breakthroughSmall 16-14 (30 matches), reversi 8-2-12 (22), knightThrough 23-27
+(50), connectFour 2-8 (5-5 at equal playouts). Stop 35's speed trial turned them on
+where they looked cheap; it timed them before any move was flagged."""
 
 SLOW_BATCH_SHARE = 0.5
 """A compiled call cannot be stopped: where one batch of 64 playouts takes more than this
@@ -239,7 +237,7 @@ class MCTSAgent(Agent):
         paths: int | None = None,
         goals: float | None = None,
         material: float | None = None,
-        greedy: int | None = None,
+        greedy: int = GREEDY_DEFAULT,
         wins: int = 1,
     ) -> None:
         self.limit = limit or Limit()
@@ -283,9 +281,7 @@ class MCTSAgent(Agent):
         where the goal heuristic is off)."""
         self.pieces: tuple[frozenset[Term], ...] = ()
         """Each role's pieces in this match, where the material heuristic is used."""
-        self.greedy_option = None if greedy is None else bool(greedy)
-        """Greedy playouts as given (None: decided per game at the start)."""
-        self.greedy = bool(self.greedy_option)
+        self.greedy = bool(greedy)
         """The compiled tree's batched playouts take a win in one where they find one, and
         avoid giving one where they can (trees with uniform playouts otherwise: see
         ``TreeSearch.search``)."""
@@ -330,35 +326,18 @@ class MCTSAgent(Agent):
 
     def _calibrate(self, game: Game[Any], role: str) -> None:
         """Short searches from the start (the tree keeps what they found): the first loads
-        the tree's kernels; then, unless given, whether greedy playouts pay here
-        (:meth:`_decide_greedy`), and how the first move's batches are split by what a
-        path costs in this game."""
+        the tree's kernels; then, unless given, how the first move's batches are split
+        by what a path costs in this game."""
         state = game.initial_state()
         tree = self._tree
         if tree is None or game.is_terminal(state) or self._batch_seconds > CALIBRATION_SECONDS:
             return  # (a slow network: its playouts outweigh any path)
         try:
             self._search_tree(tree, game, state, role, None, 1)
-            if self.greedy_option is None:
-                self._decide_greedy(tree, game, state, role)
             if self.paths_option is None:
                 self._search_tree(tree, game, state, role, CALIBRATION_SECONDS, None)
         except GameError:  # a state the compiled tree cannot search: Python from now on
             self._tree = None
-
-    def _decide_greedy(self, tree: TreeSearch, game: Game[Any], state: Hashable, role: str) -> None:
-        """Greedy playouts where the tree runs at least :data:`GREEDY_MIN_SPEED` of its
-        iterations a second with them (both timed from the start, 64 paths a batch; a
-        search runs at least one batch, so both are timed, not told to stop)."""
-        rates = []
-        for greedy in (False, True):
-            self.greedy = greedy
-            self.paths = LANES
-            began = time.perf_counter()
-            report = self._search_tree(tree, game, state, role, CALIBRATION_SECONDS, None)
-            rates.append(report.iterations / max(1e-9, time.perf_counter() - began))
-        self.greedy = report.greedy and rates[1] >= GREEDY_MIN_SPEED * rates[0]
-        self.paths = self.paths_option or LANES
 
     def _decide_heuristics(self, game: Game[Any]) -> None:
         """The goal heuristic's weight, else the material heuristic's pieces and weight."""
@@ -387,7 +366,7 @@ class MCTSAgent(Agent):
             self.limit, self.c, seed, self.max_nodes, self.leaf,
             compiled=int(self.use_tree), mast=int(self.mast), grave=self.grave,
             paths=self.paths_option, goals=self.goals_option, material=self.material_option,
-            greedy=self.greedy_option, wins=int(self.wins),
+            greedy=int(self.greedy), wins=int(self.wins),
         )  # fmt: skip
 
     def root_visits(self, role: str) -> dict[Term, int]:
@@ -447,7 +426,6 @@ class MCTSAgent(Agent):
         self._batch_seconds = 0.0
         self._playout_seconds = 0.0
         self.paths = self.paths_option or LANES
-        self.greedy = bool(self.greedy_option)
         if self.use_tree and caps.tree_search is not None:
             self._tree = caps.tree_search(self.max_nodes)
         if len(game.roles) == 1 and caps.hint is not None:

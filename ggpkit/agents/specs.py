@@ -121,8 +121,7 @@ AGENTS: dict[str, _Kind] = {
         "say, pieces found by random matches (default: 0.5 where piece counts foretell "
         "the results, else 0; 0: off), greedy=1: the compiled tree's playouts on a propnet "
         "take a move that ends the game at its role's best goal and take back one that lets "
-        "the next role do so; 0: uniformly random (default: greedy where a speed trial at "
-        "the start keeps half the tree's iterations a second), wins=0: the compiled tree on "
+        "the next role do so (default 0: uniformly random), wins=0: the compiled tree on "
         "a propnet does not prove a new node where its mover wins in one (default 1: it "
         "tries the moves seen to end a playout so))",
     ),

@@ -17,6 +17,7 @@ import ggpkit
 from ggpkit.agents.base import Limit
 from ggpkit.agents.mcts import MCTSAgent
 from ggpkit.agents.solvers.generic import GenericSolver
+from ggpkit.agents.specs import make_agent
 from ggpkit.games.api import Game
 from ggpkit.games.capabilities import TreeSearch
 
@@ -235,13 +236,37 @@ def test_greedy_as_given_is_kept(greedy: int) -> None:
     agent.stop()
 
 
-def test_greedy_is_off_where_the_tree_cannot_make_it() -> None:
-    """A native game's tree has its own playouts: the speed trial reads that from its
-    report and leaves greedy off."""
-    game = ggpkit.load("breakthrough-holes")
-    agent = MCTSAgent(seed=1)
+@pytest.mark.parametrize("wins", [0, 1])
+def test_wins_as_given_reaches_the_tree(wins: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``mcts:wins=W`` from a spec reaches every search of the compiled tree."""
+    game = public("connectFour")
+    agent = make_agent(f"mcts:wins={wins}", seed=1)
+    assert isinstance(agent, MCTSAgent)
     agent.start(game, game.roles[0])
-    assert agent.greedy is False
+    tree = agent._tree
+    assert tree is not None
+    asked: list[bool] = []
+    search = tree.search
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        asked.append(kwargs["wins"])
+        return search(*args, **kwargs)
+
+    monkeypatch.setattr(tree, "search", spy)
+    agent.select(game, game.initial_state(), game.roles[0], Limit(playouts=640))
+    assert asked and set(asked) == {bool(wins)}
+    agent.stop()
+
+
+def test_greedy_is_off_unless_asked_for_and_native_trees_say_they_ignore_it() -> None:
+    """Greedy playouts are off by default; a native game's tree has its own playouts and
+    reports that its searches were not greedy even when asked."""
+    game = ggpkit.load("breakthrough-holes")
+    assert MCTSAgent(seed=1).greedy is False
+    agent = MCTSAgent(seed=1, greedy=1)
+    agent.start(game, game.roles[0])
+    agent.select(game, game.initial_state(), game.roles[0], Limit(playouts=640))
+    assert agent._report is not None and agent._report.greedy is False
     agent.stop()
 
 
