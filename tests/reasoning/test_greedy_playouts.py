@@ -101,7 +101,12 @@ def _greedy_replay(
 
 
 def _kernel(
-    r: PropnetReasoner, starts: list[bytes], per_start: int, seed: int, decisive: np.ndarray
+    r: PropnetReasoner,
+    starts: list[bytes],
+    per_start: int,
+    seed: int,
+    decisive: np.ndarray,
+    greedy: bool = True,
 ) -> tuple[int, int, np.ndarray]:
     net = r.net
     sums = np.zeros((len(starts), len(r.roles)), dtype=np.int64)
@@ -110,7 +115,7 @@ def _kernel(
         net.base_nodes, net.next_lits, net.legal_lits, net.does_nodes, net.move_start,
         net.terminal_lit, net.goal_lits, net.goal_values, net.goal_start,
         np.array([r._unpack(s) for s in starts]), per_start, seed, 10_000,
-        np.zeros(net.size, dtype=np.uint64), sums, decisive, True,
+        np.zeros(net.size, dtype=np.uint64), sums, decisive, greedy,
     )  # fmt: skip
     assert err == k.ERR_NONE
     return done, moves, sums

@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ggpkit.reasoning import propnet_kernels as k
 from ggpkit.reasoning.fast import PropnetReasoner
 from ggpkit.reasoning.propnet_wins import TOP_GOAL, scratch_arrays, wins_in_one
 
@@ -140,16 +139,8 @@ def test_uniform_playouts_flag_the_moves_that_won_and_stay_uniform(name: str) ->
     r = _corpus(name)
     start = r.initial()
     flags = np.zeros(len(r.net.legal_lits), dtype=np.uint8)
-    net = r.net
-    sums = np.zeros((1, len(r.roles)), dtype=np.int64)
-    done, _moves, err = k.playouts64_from(
-        net.kind, net.in_start, net.inputs, net.order, net.blocks, net.phases,
-        net.base_nodes, net.next_lits, net.legal_lits, net.does_nodes, net.move_start,
-        net.terminal_lit, net.goal_lits, net.goal_values, net.goal_start,
-        np.array([r._unpack(start)]), 200, 17, 10_000, np.zeros(net.size, dtype=np.uint64),
-        sums, flags, False,
-    )  # fmt: skip
-    assert (err, done) == (k.ERR_NONE, 200)
+    done, _moves, sums = _kernel(r, [start], 200, 17, flags, greedy=False)
+    assert done == 200
     _done, _moves2, plain = _kernel(r, [start], 200, 17, np.zeros(0, dtype=np.uint8))
     assert list(sums[0]) == list(plain[0])
     assert {int(i) for i in np.flatnonzero(flags)} == _uniform_flags(r, start, 200, 17)
