@@ -239,6 +239,7 @@ class MCTSAgent(Agent):
         material: float | None = None,
         greedy: int = GREEDY_DEFAULT,
         wins: int = 1,
+        minimax: float = 0.0,
     ) -> None:
         self.limit = limit or Limit()
         self.c = c
@@ -288,6 +289,9 @@ class MCTSAgent(Agent):
         self.wins = bool(wins)
         """The compiled tree proves a new node where its mover wins in one (decisive
         moves, see ``TreeSearch.search``)."""
+        self.minimax = min(1.0, max(0.0, minimax))
+        """Share of a child's heuristic goals, backed up by minimax, in the compiled
+        tree's selection (implicit minimax backups; with a goal or material heuristic)."""
         self._tree: TreeSearch | None = None
         """The game's compiled tree, where it has one (and ``compiled`` allows it)."""
         self._report: TreeReport | None = None
@@ -366,7 +370,7 @@ class MCTSAgent(Agent):
             self.limit, self.c, seed, self.max_nodes, self.leaf,
             compiled=int(self.use_tree), mast=int(self.mast), grave=self.grave,
             paths=self.paths_option, goals=self.goals_option, material=self.material_option,
-            greedy=int(self.greedy), wins=int(self.wins),
+            greedy=int(self.greedy), wins=int(self.wins), minimax=self.minimax,
         )  # fmt: skip
 
     def root_visits(self, role: str) -> dict[Term, int]:
@@ -588,6 +592,7 @@ class MCTSAgent(Agent):
             material=self.pieces,
             greedy=self.greedy,
             wins=self.wins,
+            minimax=self.minimax,
         )
         if batched and self.paths_option is None and report.greedy:
             self.paths = LANES  # a greedy playout costs more than the timed ones: not a path

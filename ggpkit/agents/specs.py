@@ -102,6 +102,7 @@ AGENTS: dict[str, _Kind] = {
             "material": _share,
             "greedy": _zero_or_one,
             "wins": _zero_or_one,
+            "minimax": _share,
         },
         "UCT Monte Carlo tree search (time s, playouts per move, exploration c: 0.4 "
         "where paths share a batch, else 1.4, "
@@ -123,7 +124,9 @@ AGENTS: dict[str, _Kind] = {
         "take a move that ends the game at its role's best goal and take back one that lets "
         "the next role do so (default 0: uniformly random), wins=0: the compiled tree on "
         "a propnet does not prove a new node where its mover wins in one (default 1: it "
-        "tries the moves seen to end a playout so))",
+        "tries the moves seen to end a playout so), minimax=W: where a goal or material heuristic "
+        "is on, selection mixes that share (0..1) of each move's heuristic value backed up "
+        "by minimax over the tree into its mean (implicit minimax backups; default 0))",
     ),
     "alphabeta": _Kind(
         "ggpkit.agents.alphabeta:AlphaBetaAgent",

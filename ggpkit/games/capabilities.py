@@ -145,6 +145,7 @@ class TreeSearch(Protocol):
         material: tuple[frozenset[Term], ...] = (),
         greedy: bool = False,
         wins: bool = False,
+        minimax: float = 0.0,
     ) -> TreeReport:
         """Search ``state`` within the limits (UCB constant ``c``, ``leaf`` playouts per leaf;
         ``mast``: playouts choose moves by MAST, one playout per leaf; ``grave`` > 0:
@@ -159,7 +160,9 @@ class TreeSearch(Protocol):
         move that wins at once where they find one and take back one that lets the next
         role win at once, in trees whose playouts are uniform otherwise; ``wins``: a new
         node where its mover has a move that wins at once is proven when it is made, in
-        trees that can look). Where several
+        trees that can look; ``minimax`` > 0, with ``goals``: selection mixes that share of
+        each child's heuristic goals, backed up by minimax over the tree, into its mean
+        reward, in trees that keep them). Where several
         roles choose in ``state``, the report is ``role``'s (decoupled statistics: each
         role its own).
 

@@ -50,6 +50,7 @@ class PropnetTree:
         material: tuple[frozenset[Term], ...] = (),
         greedy: bool = False,
         wins: bool = False,
+        minimax: float = 0.0,
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch`."""
         if not isinstance(state, bytes):
@@ -62,7 +63,7 @@ class PropnetTree:
             found = self.tree.search(
                 bits, seconds, iterations, c, leaf, seed, mast=mast, grave=grave, paths=paths,
                 goals=goals, role=index, material=self._masks(material), greedy=greedy,
-                wins=wins,
+                wins=wins, minimax=minimax,
             )  # fmt: skip
         except ReasonerError as e:
             raise GameError(f"{self.name}: {e}") from None

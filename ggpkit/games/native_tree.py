@@ -173,6 +173,7 @@ class NativeTreeSearch:
         material: tuple[frozenset[Term], ...] = (),
         greedy: bool = False,
         wins: bool = False,
+        minimax: float = 0.0,
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch` (the kernels give goals only
         in terminal states: ``goals`` weighs the material heuristic, where the kernels can
@@ -183,7 +184,7 @@ class NativeTreeSearch:
             found = self.tree.search(
                 row, seconds, iterations, c, leaf, seed, mast=mast, grave=grave, paths=paths,
                 goals=goals, role=-1 if role is None else self.roles.index(role),
-                material=self._masks(material),
+                material=self._masks(material), minimax=minimax,
             )  # fmt: skip
         except ReasonerError as e:
             raise GameError(f"{self.name}: {e}") from None

@@ -94,7 +94,7 @@ class ArrayTree:
         self.row_dtype = row_dtype
         self.move_start = move_start
         row_bytes = row_width * np.dtype(row_dtype).itemsize
-        per_node = row_bytes + 96 + 16 * nroles + EDGES_PER_NODE * (40 + 8 * nroles)
+        per_node = row_bytes + 96 + 24 * nroles + EDGES_PER_NODE * (40 + 8 * nroles)
         most = (memory if memory is not None else memory_budget()) // per_node
         self.capacity = max(1000, most if max_nodes is None else min(max_nodes, most))
         self._newid = np.zeros(self.capacity, dtype=np.int64)
@@ -137,6 +137,7 @@ class ArrayTree:
         material: npt.NDArray[np.generic] | None = None,
         greedy: bool = False,
         wins: bool = False,
+        minimax: float = 0.0,
     ) -> RootReport:
         """Search from the state row ``bits`` within the limits.
 
@@ -151,7 +152,10 @@ class ArrayTree:
         verdict (:func:`tk.material_goals`) in place of the state's goals. ``greedy``
         (trees whose playouts are uniform, with paths): playouts take a win in one where
         they find it (:attr:`greedy`); ``wins`` (with paths): a new node where its mover
-        wins in one is proven when it is made (:attr:`wins`). Where
+        wins in one is proven when it is made (:attr:`wins`); ``minimax`` > 0 (with
+        ``goals``): selection mixes that share of each child's heuristic goals, backed
+        up by minimax, into its mean (implicit minimax backups, see
+        :func:`tk._minimax_path`). Where
         several roles choose at once, batched paths search with decoupled statistics
         (each role its own edges; at most ``MAX_JOINT_MOVES`` joint moves a state) and
         the report at such a root is ``role``'s (the first choosing role's when -1).
@@ -167,6 +171,7 @@ class ArrayTree:
         self.goal_weight = goals
         self.greedy = greedy
         self.wins = wins
+        self._tree[20][0] = minimax if goals > 0.0 else 0.0
         if material is not None:
             self.material = material.astype(self._tree[0].dtype)
         self.material_base = tk.material_counts(bits, self.material)
@@ -364,4 +369,6 @@ def tree_arrays(
         np.zeros(capacity, dtype=np.uint64),  # 16 state hash
         np.zeros(capacity, dtype=np.int64),  # 17 mark: last path through the node
         np.full((capacity, nroles), -1.0, dtype=np.float64),  # 18 goals in it (-1: none)
+        np.full((capacity, nroles), -1.0, dtype=np.float64),  # 19 their minimax (-1: none)
+        np.zeros(1, dtype=np.float64),  # 20 settings: the minimax share in selection
     )

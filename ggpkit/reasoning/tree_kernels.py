@@ -14,8 +14,10 @@ role without a choice, 5 ``term``, 6 ``visits``, 7 ``proven``, 8 ``value`` per r
 0..1) and edges (9 ``child``, 10 ``move``, 11 ``count``, 12 reward sums per role, 13 and
 14 GRAVE's all-moves-as-first count and sum); 15 ``table`` finds a node by its state
 (open addressing, -1 empty; a power of two in size), 16 each node's state ``hash``, 17
-each node's ``mark``, the last path that passed it. ``sizes`` holds the nodes and edges
-used, and the last path's number.
+each node's ``mark``, the last path that passed it, 18 each node's heuristic goals (-1:
+none), 19 their minimax over the node's children (implicit minimax backups), 20 the
+search's settings (0: the share of a child's minimax value in selection). ``sizes``
+holds the nodes and edges used, and the last path's number.
 
 Transpositions: a batch of paths makes a child only where no node has its state yet,
 else the edge leads to that node, so the tree is a graph. Move statistics are kept
@@ -72,6 +74,7 @@ def new_node(bits, tree, sizes):  # type: ignore[no-untyped-def]
     tree[6][n] = 0.0
     tree[7][n] = 0
     tree[18][n, :] = -1.0
+    tree[19][n, :] = -1.0
     _insert(n, row_hash(bits), tree)
     return n
 
@@ -417,7 +420,7 @@ def select_edge(node, tree, c, rng, path_n, depth, grave):  # type: ignore[no-un
             rng, j = rand_below(rng, 1 << 20)
             u = 1e9 + j  # untried and unknown: first, in random order
         elif ac == 0:
-            u = esum[e, m] / n + c * math.sqrt(log_n / n)
+            u = _mean(tree, e, ch, m, n) + c * math.sqrt(log_n / n)
         else:
             beta = ac / (ac + n + GRAVE_BIAS * ac * n)
             q = 0.0 if n == 0 else esum[e, m] / n
@@ -426,6 +429,17 @@ def select_edge(node, tree, c, rng, path_n, depth, grave):  # type: ignore[no-un
             best_u = u
             best_e = e
     return best_e, rng
+
+
+@njit_no_refcounts
+def _mean(tree, e, ch, m, n):  # type: ignore[no-untyped-def]
+    """Edge ``e``'s mean reward for role ``m`` over its ``n`` visits, mixed with its
+    child's minimax heuristic value (:func:`_minimax_path`) by the search's share."""
+    q = tree[12][e, m] / n
+    share = tree[20][0]
+    if share > 0.0 and ch >= 0 and tree[19][ch, 0] >= 0.0:
+        q = (1.0 - share) * q + share * tree[19][ch, m]
+    return q
 
 
 @njit_no_refcounts
@@ -478,6 +492,39 @@ def _backup_path(tree, path_n, path_e, depth, leaf, reward, w):  # type: ignore[
         if tree[3][path_n[d]] == SIMULTANEOUS:
             _credit_roles(tree, path_n[d], e, reward, w)
     _prove_path(tree, path_n, depth)
+    if tree[20][0] > 0.0:
+        _minimax_path(tree, path_n, depth)
+
+
+@njit_no_refcounts
+def _minimax_path(tree, path_n, depth):  # type: ignore[no-untyped-def]
+    """Implicit minimax backups (Lanctot, Winands, Pepels and Sturtevant 2014): each node
+    of the path, from the deepest up, takes the heuristic goals of its child best for its
+    mover (a proven child's exact value; children without goals are left out).
+
+    Why: a leaf's heuristic goals averaged into the playouts' rewards count a capture
+    the opponent answers at once as a gain; their minimax over the tree does not.
+    Selection mixes it into each move's mean (:func:`_mean`).
+    """
+    first, nedge, mover, proven = tree[1], tree[2], tree[3], tree[7]
+    value, echild, minimax = tree[8], tree[9], tree[19]
+    for d in range(depth - 1, -1, -1):
+        node = path_n[d]
+        m = mover[node]
+        if m == SIMULTANEOUS or nedge[node] <= 0:
+            continue
+        best = -1
+        best_v = -1.0
+        for e in range(first[node], first[node] + nedge[node]):
+            ch = echild[e]
+            if ch < 0 or (proven[ch] == 0 and minimax[ch, 0] < 0.0):
+                continue
+            v = value[ch, m] if proven[ch] != 0 else minimax[ch, m]
+            if v > best_v:
+                best_v = v
+                best = ch
+        if best >= 0:
+            copy_into(minimax[node], value[best] if proven[best] != 0 else minimax[best])
 
 
 @njit(cache=True, nogil=True)
@@ -543,6 +590,7 @@ def _move_node(tree, i, k):  # type: ignore[no-untyped-def]
     copy_into(tree[4][k], tree[4][i])
     copy_into(tree[8][k], tree[8][i])
     copy_into(tree[18][k], tree[18][i])
+    copy_into(tree[19][k], tree[19][i])
 
 
 @njit_no_refcounts
@@ -560,6 +608,7 @@ def _swap_nodes(tree, i, k):  # type: ignore[no-untyped-def]
     _swap_rows(tree[4], i, k)
     _swap_rows(tree[8], i, k)
     _swap_rows(tree[18], i, k)
+    _swap_rows(tree[19], i, k)
 
 
 @njit_no_refcounts
@@ -734,6 +783,7 @@ def _keep_goals(tree, node, goal):  # type: ignore[no-untyped-def]
             return
     for r in range(goal.shape[0]):
         tree[18][node, r] = goal[r] / 100.0
+        tree[19][node, r] = goal[r] / 100.0
 
 
 MATERIAL_STEEPNESS = 10.0

@@ -236,25 +236,31 @@ def test_greedy_as_given_is_kept(greedy: int) -> None:
     agent.stop()
 
 
-@pytest.mark.parametrize("wins", [0, 1])
-def test_wins_as_given_reaches_the_tree(wins: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``mcts:wins=W`` from a spec reaches every search of the compiled tree."""
+@pytest.mark.parametrize(
+    ("option", "given", "searched"),
+    [("wins", "0", False), ("wins", "1", True), ("minimax", "0.3", 0.3), ("minimax", "0", 0.0)],
+)
+def test_tree_options_as_given_reach_the_tree(
+    option: str, given: str, searched: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``mcts:wins=W`` and ``mcts:minimax=W`` from a spec reach every search of the
+    compiled tree."""
     game = public("connectFour")
-    agent = make_agent(f"mcts:wins={wins}", seed=1)
+    agent = make_agent(f"mcts:{option}={given}", seed=1)
     assert isinstance(agent, MCTSAgent)
     agent.start(game, game.roles[0])
     tree = agent._tree
     assert tree is not None
-    asked: list[bool] = []
+    asked: list[Any] = []
     search = tree.search
 
     def spy(*args: Any, **kwargs: Any) -> Any:
-        asked.append(kwargs["wins"])
+        asked.append(kwargs[option])
         return search(*args, **kwargs)
 
     monkeypatch.setattr(tree, "search", spy)
     agent.select(game, game.initial_state(), game.roles[0], Limit(playouts=640))
-    assert asked and set(asked) == {bool(wins)}
+    assert asked and set(asked) == {searched}
     agent.stop()
 
 
