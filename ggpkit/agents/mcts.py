@@ -240,6 +240,7 @@ class MCTSAgent(Agent):
         greedy: int = GREEDY_DEFAULT,
         wins: int = 1,
         minimax: float = 0.0,
+        blunders: int = 1,
     ) -> None:
         self.limit = limit or Limit()
         self.c = c
@@ -292,6 +293,9 @@ class MCTSAgent(Agent):
         self.minimax = min(1.0, max(0.0, minimax))
         """Share of a child's heuristic goals, backed up by minimax, in the compiled
         tree's selection (implicit minimax backups; with a goal or material heuristic)."""
+        self.blunders = bool(blunders)
+        """In the compiled tree, a path that ends in a move proven to lose for its mover
+        adds nothing to the means of the moves above it (see ``TreeSearch.search``)."""
         self._tree: TreeSearch | None = None
         """The game's compiled tree, where it has one (and ``compiled`` allows it)."""
         self._report: TreeReport | None = None
@@ -371,6 +375,7 @@ class MCTSAgent(Agent):
             compiled=int(self.use_tree), mast=int(self.mast), grave=self.grave,
             paths=self.paths_option, goals=self.goals_option, material=self.material_option,
             greedy=int(self.greedy), wins=int(self.wins), minimax=self.minimax,
+            blunders=int(self.blunders),
         )  # fmt: skip
 
     def root_visits(self, role: str) -> dict[Term, int]:
@@ -593,6 +598,7 @@ class MCTSAgent(Agent):
             greedy=self.greedy,
             wins=self.wins,
             minimax=self.minimax,
+            blunders=self.blunders,
         )
         if batched and self.paths_option is None and report.greedy:
             self.paths = LANES  # a greedy playout costs more than the timed ones: not a path

@@ -103,6 +103,7 @@ AGENTS: dict[str, _Kind] = {
             "greedy": _zero_or_one,
             "wins": _zero_or_one,
             "minimax": _share,
+            "blunders": _zero_or_one,
         },
         "UCT Monte Carlo tree search (time s, playouts per move, exploration c: 0.4 "
         "where paths share a batch, else 1.4, "
@@ -126,7 +127,10 @@ AGENTS: dict[str, _Kind] = {
         "a propnet does not prove a new node where its mover wins in one (default 1: it "
         "tries the moves seen to end a playout so), minimax=W: where a goal or material heuristic "
         "is on, selection mixes that share (0..1) of each move's heuristic value backed up "
-        "by minimax over the tree into its mean (implicit minimax backups; default 0))",
+        "by minimax over the tree into its mean (implicit minimax backups; default 0), "
+        "blunders=0: in the compiled tree, a path that "
+        "ends in a reply proven to lose for its mover counts as that loss in the means of "
+        "the moves above it (default 1: it adds nothing to them, the mover will not play it))",
     ),
     "alphabeta": _Kind(
         "ggpkit.agents.alphabeta:AlphaBetaAgent",

@@ -146,6 +146,7 @@ class TreeSearch(Protocol):
         greedy: bool = False,
         wins: bool = False,
         minimax: float = 0.0,
+        blunders: bool = True,
     ) -> TreeReport:
         """Search ``state`` within the limits (UCB constant ``c``, ``leaf`` playouts per leaf;
         ``mast``: playouts choose moves by MAST, one playout per leaf; ``grave`` > 0:
@@ -162,7 +163,8 @@ class TreeSearch(Protocol):
         node where its mover has a move that wins at once is proven when it is made, in
         trees that can look; ``minimax`` > 0, with ``goals``: selection mixes that share of
         each child's heuristic goals, backed up by minimax over the tree, into its mean
-        reward, in trees that keep them). Where several
+        reward, in trees that keep them; ``blunders``: a path that ends in a move proven to
+        lose for its mover adds nothing to the means of the moves above it). Where several
         roles choose in ``state``, the report is ``role``'s (decoupled statistics: each
         role its own).
 

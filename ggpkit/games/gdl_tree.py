@@ -51,6 +51,7 @@ class PropnetTree:
         greedy: bool = False,
         wins: bool = False,
         minimax: float = 0.0,
+        blunders: bool = True,
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch`."""
         if not isinstance(state, bytes):
@@ -63,7 +64,7 @@ class PropnetTree:
             found = self.tree.search(
                 bits, seconds, iterations, c, leaf, seed, mast=mast, grave=grave, paths=paths,
                 goals=goals, role=index, material=self._masks(material), greedy=greedy,
-                wins=wins, minimax=minimax,
+                wins=wins, minimax=minimax, blunders=blunders,
             )  # fmt: skip
         except ReasonerError as e:
             raise GameError(f"{self.name}: {e}") from None

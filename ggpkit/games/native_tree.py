@@ -174,6 +174,7 @@ class NativeTreeSearch:
         greedy: bool = False,
         wins: bool = False,
         minimax: float = 0.0,
+        blunders: bool = True,
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch` (the kernels give goals only
         in terminal states: ``goals`` weighs the material heuristic, where the kernels can
@@ -184,7 +185,7 @@ class NativeTreeSearch:
             found = self.tree.search(
                 row, seconds, iterations, c, leaf, seed, mast=mast, grave=grave, paths=paths,
                 goals=goals, role=-1 if role is None else self.roles.index(role),
-                material=self._masks(material), minimax=minimax,
+                material=self._masks(material), minimax=minimax, blunders=blunders,
             )  # fmt: skip
         except ReasonerError as e:
             raise GameError(f"{self.name}: {e}") from None

@@ -138,6 +138,7 @@ class ArrayTree:
         greedy: bool = False,
         wins: bool = False,
         minimax: float = 0.0,
+        blunders: bool = True,
     ) -> RootReport:
         """Search from the state row ``bits`` within the limits.
 
@@ -155,7 +156,9 @@ class ArrayTree:
         wins in one is proven when it is made (:attr:`wins`); ``minimax`` > 0 (with
         ``goals``): selection mixes that share of each child's heuristic goals, backed
         up by minimax, into its mean (implicit minimax backups, see
-        :func:`tk._minimax_path`). Where
+        :func:`tk._minimax_path`); ``blunders``: a path that ends in a move proven to
+        lose for its mover (the first unproven node above a proven end) adds nothing to
+        the means of the moves above it (see :func:`tk._avoided_loss`). Where
         several roles choose at once, batched paths search with decoupled statistics
         (each role its own edges; at most ``MAX_JOINT_MOVES`` joint moves a state) and
         the report at such a root is ``role``'s (the first choosing role's when -1).
@@ -172,6 +175,7 @@ class ArrayTree:
         self.greedy = greedy
         self.wins = wins
         self._tree[20][0] = minimax if goals > 0.0 else 0.0
+        self._tree[20][1] = float(blunders)
         if material is not None:
             self.material = material.astype(self._tree[0].dtype)
         self.material_base = tk.material_counts(bits, self.material)
@@ -370,5 +374,5 @@ def tree_arrays(
         np.zeros(capacity, dtype=np.int64),  # 17 mark: last path through the node
         np.full((capacity, nroles), -1.0, dtype=np.float64),  # 18 goals in it (-1: none)
         np.full((capacity, nroles), -1.0, dtype=np.float64),  # 19 their minimax (-1: none)
-        np.zeros(1, dtype=np.float64),  # 20 settings: the minimax share in selection
+        np.zeros(2, dtype=np.float64),  # 20 settings: minimax share, blunders teach nothing
     )

@@ -16,7 +16,8 @@ role without a choice, 5 ``term``, 6 ``visits``, 7 ``proven``, 8 ``value`` per r
 (open addressing, -1 empty; a power of two in size), 16 each node's state ``hash``, 17
 each node's ``mark``, the last path that passed it, 18 each node's heuristic goals (-1:
 none), 19 their minimax over the node's children (implicit minimax backups), 20 the
-search's settings (0: the share of a child's minimax value in selection). ``sizes``
+search's settings (0: the share of a child's minimax value in selection, 1: whether
+a blunder's visit teaches the moves above it nothing, see :func:`_avoided_loss`). ``sizes``
 holds the nodes and edges used, and the last path's number.
 
 Transpositions: a batch of paths makes a child only where no node has its state yet,
@@ -481,19 +482,58 @@ def _descend(tree, sizes, root, c, rng, w, path_n, path_e, reward):  # type: ign
 
 @njit_no_refcounts
 def _backup_path(tree, path_n, path_e, depth, leaf, reward, w):  # type: ignore[no-untyped-def]
-    """The rewards of a path that :func:`_descend` counted already; then its proofs."""
-    visits, esum = tree[6], tree[12]
+    """The rewards of a path that :func:`_descend` counted already, after its proofs.
+
+    Where the path ends in a proven loss for the mover of the first unproven node
+    above it, the edges above that node keep their means (:func:`_avoided_loss`).
+    """
+    visits, esum, count = tree[6], tree[12], tree[11]
     if leaf >= 0:
         visits[leaf] += w
+    _prove_path(tree, path_n, depth)
+    above = _avoided_loss(tree, path_n, depth, leaf)
     for d in range(depth):
         e = path_e[d]
+        before = count[e] - w
         for r in range(reward.shape[0]):
-            esum[e, r] += reward[r] * w
+            if d < above and before > 0.0:
+                esum[e, r] += esum[e, r] / before * w
+            else:
+                esum[e, r] += reward[r] * w
         if tree[3][path_n[d]] == SIMULTANEOUS:
             _credit_roles(tree, path_n[d], e, reward, w)
-    _prove_path(tree, path_n, depth)
     if tree[20][0] > 0.0:
         _minimax_path(tree, path_n, depth)
+
+
+@njit_no_refcounts
+def _avoided_loss(tree, path_n, depth, leaf):  # type: ignore[no-untyped-def]
+    """The depth of the first unproven node above a path's proven end when that end is a
+    loss for its mover (it will not play into it), else 0.
+
+    Why: a move that creates a threat makes every reply that ignores it a proven loss
+    for the replier (wins in one at new nodes find them at once), and each such reply
+    is visited once before selection shuns it. Backed up as rewards, those first
+    visits raise the threatening move above a quiet one that is better (a replayed
+    breakthroughSmall loss: the winning quiet reply got a few hundred visits of
+    300,000). The reply's own edge keeps the loss; the edges above learn nothing.
+    """
+    proven, value, mover = tree[7], tree[8], tree[3]
+    if tree[20][1] == 0.0 or leaf < 0 or proven[leaf] == 0:
+        return 0
+    k = depth
+    while k > 0 and proven[path_n[k - 1]] != 0:
+        k -= 1
+    if k == 0:
+        return 0
+    end = leaf if k == depth else path_n[k]
+    m = mover[path_n[k - 1]]
+    if m == SIMULTANEOUS or value[end, m] > 0.0:
+        return 0
+    for d in range(k - 1):
+        if mover[path_n[d]] == SIMULTANEOUS:
+            return 0
+    return k - 1
 
 
 @njit_no_refcounts

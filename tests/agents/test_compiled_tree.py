@@ -47,6 +47,7 @@ SEARCHES = [
     {"paths": 16},
     {"paths": 16, "greedy": True},
     {"paths": 16, "wins": True},
+    {"paths": 16, "wins": True, "blunders": False},
 ]
 """Options of the compiled tree that change how it searches: each must stay sound."""
 
@@ -238,13 +239,20 @@ def test_greedy_as_given_is_kept(greedy: int) -> None:
 
 @pytest.mark.parametrize(
     ("option", "given", "searched"),
-    [("wins", "0", False), ("wins", "1", True), ("minimax", "0.3", 0.3), ("minimax", "0", 0.0)],
+    [
+        ("wins", "0", False),
+        ("wins", "1", True),
+        ("minimax", "0.3", 0.3),
+        ("minimax", "0", 0.0),
+        ("blunders", "0", False),
+        ("blunders", "1", True),
+    ],
 )
 def test_tree_options_as_given_reach_the_tree(
     option: str, given: str, searched: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``mcts:wins=W`` and ``mcts:minimax=W`` from a spec reach every search of the
-    compiled tree."""
+    """``mcts:wins``, ``mcts:minimax`` and ``mcts:blunders`` from a spec reach every
+    search of the compiled tree."""
     game = public("connectFour")
     agent = make_agent(f"mcts:{option}={given}", seed=1)
     assert isinstance(agent, MCTSAgent)
