@@ -24,7 +24,11 @@ Why these choices:
   node is only proven when it is sound without mixed strategies: every joint move
   leads to the same proven value, or, in a two-role zero-sum game, the proven matrix
   has a pure saddle point. Selection uses a proven child's exact value; the final
-  choice never takes a move proven worse than another proven move.
+  choice never takes a move proven worse than another proven move. In the compiled
+  tree's batched paths (``blunders=1``, the default), a path that ends in a move
+  proven to lose for its mover adds nothing to the means of the moves above it: the
+  mover will not play it, and counted as a reward each such reply, visited once
+  before it is shunned, raised the move that threatened it above a better quiet one.
 * **Tree reuse.** The table survives between the moves of a match; at each move the
   nodes not reachable from the actual state are dropped.
 * **Playouts** run in compiled code when the game declares compiled playouts
@@ -64,6 +68,9 @@ Why these choices:
   can win at once (Teytaud and Teytaud's decisive moves): the moves seen to end a
   playout at their role's best goal are tried there, 64 nodes at a time, so the
   solver sees a threat when the node is made instead of when its winning child is.
+  ``minimax=W`` (with a goal or material heuristic; default 0) mixes that share of
+  each child's heuristic value, backed up by minimax over the tree, into its mean in
+  selection (implicit minimax backups, Lanctot et al. 2014): no measured gain yet.
   ``mast=1`` makes its playouts choose moves by MAST (epsilon-greedy on each move's
   mean reward in earlier playouts of the match, one playout per leaf); off by
   default until an arena shows it helps (see DEVELOPERS.md).

@@ -485,7 +485,9 @@ def _backup_path(tree, path_n, path_e, depth, leaf, reward, w):  # type: ignore[
     """The rewards of a path that :func:`_descend` counted already, after its proofs.
 
     Where the path ends in a proven loss for the mover of the first unproven node
-    above it, the edges above that node keep their means (:func:`_avoided_loss`).
+    above it, the edges above that node take back the path's visit instead
+    (:func:`_avoided_loss`). Not a reward at their means: their counts hold the
+    virtual visits of the batch's other paths, whose rewards are still to come.
     """
     visits, esum, count = tree[6], tree[12], tree[11]
     if leaf >= 0:
@@ -494,12 +496,12 @@ def _backup_path(tree, path_n, path_e, depth, leaf, reward, w):  # type: ignore[
     above = _avoided_loss(tree, path_n, depth, leaf)
     for d in range(depth):
         e = path_e[d]
-        before = count[e] - w
+        if d < above:
+            count[e] -= w
+            visits[path_n[d]] -= w
+            continue
         for r in range(reward.shape[0]):
-            if d < above and before > 0.0:
-                esum[e, r] += esum[e, r] / before * w
-            else:
-                esum[e, r] += reward[r] * w
+            esum[e, r] += reward[r] * w
         if tree[3][path_n[d]] == SIMULTANEOUS:
             _credit_roles(tree, path_n[d], e, reward, w)
     if tree[20][0] > 0.0:
@@ -517,6 +519,8 @@ def _avoided_loss(tree, path_n, depth, leaf):  # type: ignore[no-untyped-def]
     visits raise the threatening move above a quiet one that is better (a replayed
     breakthroughSmall loss: the winning quiet reply got a few hundred visits of
     300,000). The reply's own edge keeps the loss; the edges above learn nothing.
+    (Backing up each edge's own mean instead cost reversi 2-10 in an arena: the
+    batch's pending virtual visits made those means too low.)
     """
     proven, value, mover = tree[7], tree[8], tree[3]
     if tree[20][1] == 0.0 or leaf < 0 or proven[leaf] == 0:

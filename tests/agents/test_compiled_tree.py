@@ -82,15 +82,25 @@ def test_proven_values_are_the_generic_solvers(
     assert proven > 0
 
 
-@pytest.mark.parametrize("paths", [1, 64])
-def test_root_statistics_cover_the_legal_moves_and_every_iteration(paths: int) -> None:
+@pytest.mark.parametrize(("paths", "blunders"), [(1, True), (64, False), (64, True)])
+def test_root_statistics_cover_the_legal_moves_and_every_iteration(
+    paths: int, blunders: bool
+) -> None:
+    """Every iteration is a root visit, but where batched paths take back the visit of
+    a path that ends in a blunder (``blunders``, see tree_kernels._avoided_loss)."""
     game = public("connectFour")
     state = random_state(game, 4, random.Random(2))
-    report = tree_of(game).search(state, None, 3000, 1.4, 1, 7, paths=paths)
+    report = tree_of(game).search(
+        state, None, 3000, 1.4, 1, 7, paths=paths, wins=True, blunders=blunders
+    )
     mover = game.to_move(state)
     assert report.mover == mover
     assert sorted(map(str, report.moves)) == sorted(map(str, game.legal_moves(state, mover)))
-    assert sum(report.visits) == report.iterations == 3000
+    assert report.iterations == 3000
+    if paths == 1 or not blunders:
+        assert sum(report.visits) == 3000
+    else:
+        assert 2000 < sum(report.visits) < 3000
     assert all(0.0 <= m <= 1.0 for m in report.means)
 
 

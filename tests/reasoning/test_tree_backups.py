@@ -3,8 +3,9 @@
 The tree is built by hand: a chain of nodes, each with a second edge leading nowhere
 yet (so nothing is proven from all children), roles alternating. A blunder is a reply
 proven to lose for its mover: with ``blunders`` on, the edges above the first unproven
-node over the proven end keep their means, and the edges from there down get the
-reward; with it off, every edge gets the reward.
+node over the proven end take back the path's visit (their sums and means stay as
+they were), and the edges from there down get the reward; with it off, every edge
+gets the reward.
 """
 
 from __future__ import annotations
@@ -22,9 +23,12 @@ PRIOR = (6.0, 4.0)
 VISITS = 10.0
 
 
-def _chain(movers: list[int], end_value: tuple[float, float], blunders: bool) -> Any:
+def _chain(
+    movers: list[int], end_value: tuple[float, float], blunders: bool, pending: float = 0.0
+) -> Any:
     """Nodes 0..n-1 in a chain (node i's mover ``movers[i]``, its edge 2i to node i+1,
-    edge 2i+1 untried), node n proven with ``end_value``; the path already counted."""
+    edge 2i+1 untried), node n proven with ``end_value``; the path already counted, and
+    ``pending`` virtual visits of other paths whose rewards are still to come."""
     n = len(movers)
     arrays = tree_arrays(n + 2, 1, 2, np.uint8)
     arrays[20][1] = float(blunders)
@@ -32,7 +36,8 @@ def _chain(movers: list[int], end_value: tuple[float, float], blunders: bool) ->
         arrays[1][i], arrays[2][i], arrays[3][i] = 2 * i, 2, m
         arrays[9][2 * i], arrays[9][2 * i + 1] = i + 1, -1
         arrays[10][2 * i], arrays[10][2 * i + 1] = 0, 1
-        arrays[11][2 * i] = VISITS + 1.0  # the descent counted this path already
+        arrays[11][2 * i] = VISITS + 1.0 + pending  # the descent counted this path already
+        arrays[6][i] = VISITS + 1.0 + pending
         arrays[12][2 * i] = PRIOR
     arrays[2][n], arrays[5][n], arrays[7][n] = 0, 1, 1
     arrays[8][n] = end_value
@@ -55,9 +60,22 @@ def _taken(reward: tuple[float, float]) -> Any:
 
 def test_a_reply_proven_lost_for_its_mover_teaches_the_moves_above_nothing() -> None:
     end = (1.0, 0.0)  # role 1 moves last and loses
-    means = _backed_up_means(_chain([1, 0, 1], end, True), 3, end)
+    arrays = _chain([1, 0, 1], end, True)
+    means = _backed_up_means(arrays, 3, end)
     assert means[:2] == [KEPT, KEPT]
     assert means[2] == _taken(end)
+    assert list(arrays[11][[0, 2, 4]]) == [VISITS, VISITS, VISITS + 1]
+    assert list(arrays[6][:3]) == [VISITS, VISITS, VISITS + 1]
+
+
+def test_other_paths_pending_visits_do_not_change_the_sums_above_a_blunder() -> None:
+    """Other paths of the batch have counted visits whose rewards are still to come:
+    the edges above a blunder keep their sums exactly and only lose this path's visit."""
+    end = (1.0, 0.0)
+    arrays = _chain([1, 0, 1], end, True, pending=5.0)
+    _backed_up_means(arrays, 3, end)
+    assert [tuple(arrays[12][e]) for e in (0, 2)] == [PRIOR, PRIOR]
+    assert list(arrays[11][[0, 2]]) == [VISITS + 5, VISITS + 5]
 
 
 def test_a_proven_win_counts_from_the_first_unproven_node_above_it() -> None:
