@@ -125,12 +125,12 @@ AGENTS: dict[str, _Kind] = {
         "take a move that ends the game at its role's best goal and take back one that lets "
         "the next role do so (default 0: uniformly random), wins=0: the compiled tree on "
         "a propnet does not prove a new node where its mover wins in one (default 1: it "
-        "tries the moves seen to end a playout so), minimax=W: where a goal or material heuristic "
-        "is on, selection mixes that share (0..1) of each move's heuristic value backed up "
-        "by minimax over the tree into its mean (implicit minimax backups; default 0), "
-        "blunders=0: in the compiled tree, a path that "
-        "ends in a reply proven to lose for its mover counts as that loss in the means of "
-        "the moves above it (default 1: it adds nothing to them, the mover will not play it))",
+        "tries the moves seen to end a playout so), minimax=W: where a goal or material "
+        "heuristic is on, selection mixes that share (0..1) of each move's heuristic value "
+        "backed up by minimax over the tree into its mean (implicit minimax backups; "
+        "default 0), blunders=0: in the compiled tree, a path that ends in a reply proven "
+        "to lose for its mover counts as that loss in the means of the moves above it "
+        "(default 1: it adds nothing to them, the mover will not play it))",
     ),
     "alphabeta": _Kind(
         "ggpkit.agents.alphabeta:AlphaBetaAgent",
