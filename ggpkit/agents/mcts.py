@@ -29,6 +29,9 @@ Why these choices:
   proven to lose for its mover adds nothing to the means of the moves above it: the
   mover will not play it, and counted as a reward each such reply, visited once
   before it is shunned, raised the move that threatened it above a better quiet one.
+  On a propnet whose latches (facts that once true, or once false, stay so) bound a
+  goal, a new node whose latched facts settle every role's goal is proven at that
+  value at once (``latches=1``, the default; :mod:`ggpkit.reasoning.latches`).
 * **Tree reuse.** The table survives between the moves of a match; at each move the
   nodes not reachable from the actual state are dropped.
 * **Playouts** run in compiled code when the game declares compiled playouts
@@ -248,6 +251,7 @@ class MCTSAgent(Agent):
         wins: int = 1,
         minimax: float = 0.0,
         blunders: int = 1,
+        latches: int = 1,
     ) -> None:
         self.limit = limit or Limit()
         self.c = c
@@ -303,6 +307,9 @@ class MCTSAgent(Agent):
         self.blunders = bool(blunders)
         """In the compiled tree, a path that ends in a move proven to lose for its mover
         adds nothing to the means of the moves above it (see ``TreeSearch.search``)."""
+        self.latches = bool(latches)
+        """The compiled tree counts a node whose latched facts settle every role's goal
+        as a leaf of that value (see ``TreeSearch.search``)."""
         self._tree: TreeSearch | None = None
         """The game's compiled tree, where it has one (and ``compiled`` allows it)."""
         self._report: TreeReport | None = None
@@ -382,7 +389,7 @@ class MCTSAgent(Agent):
             compiled=int(self.use_tree), mast=int(self.mast), grave=self.grave,
             paths=self.paths_option, goals=self.goals_option, material=self.material_option,
             greedy=int(self.greedy), wins=int(self.wins), minimax=self.minimax,
-            blunders=int(self.blunders),
+            blunders=int(self.blunders), latches=int(self.latches),
         )  # fmt: skip
 
     def root_visits(self, role: str) -> dict[Term, int]:
@@ -606,6 +613,7 @@ class MCTSAgent(Agent):
             wins=self.wins,
             minimax=self.minimax,
             blunders=self.blunders,
+            latches=self.latches,
         )
         if batched and self.paths_option is None and report.greedy:
             self.paths = LANES  # a greedy playout costs more than the timed ones: not a path

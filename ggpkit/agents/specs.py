@@ -104,6 +104,7 @@ AGENTS: dict[str, _Kind] = {
             "wins": _zero_or_one,
             "minimax": _share,
             "blunders": _zero_or_one,
+            "latches": _zero_or_one,
         },
         "UCT Monte Carlo tree search (time s, playouts per move, exploration c: 0.4 "
         "where paths share a batch, else 1.4, "
@@ -130,7 +131,9 @@ AGENTS: dict[str, _Kind] = {
         "backed up by minimax over the tree into its mean (implicit minimax backups; "
         "default 0), blunders=0: in the compiled tree, a path that ends in a reply proven "
         "to lose for its mover counts as that loss in the means of the moves above it "
-        "(default 1: it adds nothing to them, the mover will not play it))",
+        "(default 1: it adds nothing to them, the mover will not play it), latches=0: "
+        "the compiled tree on a propnet does not prove a node whose latched facts (true or "
+        "false for good) already settle every role's goal (default 1))",
     ),
     "alphabeta": _Kind(
         "ggpkit.agents.alphabeta:AlphaBetaAgent",

@@ -147,6 +147,7 @@ class TreeSearch(Protocol):
         wins: bool = False,
         minimax: float = 0.0,
         blunders: bool = True,
+        latches: bool = True,
     ) -> TreeReport:
         """Search ``state`` within the limits (UCB constant ``c``, ``leaf`` playouts per leaf;
         ``mast``: playouts choose moves by MAST, one playout per leaf; ``grave`` > 0:
@@ -164,7 +165,9 @@ class TreeSearch(Protocol):
         trees that can look; ``minimax`` > 0, with ``goals``: selection mixes that share of
         each child's heuristic goals, backed up by minimax over the tree, into its mean
         reward, in trees that keep them; ``blunders``: a path that ends in a move proven to
-        lose for its mover adds nothing to the means of the moves above it). Where several
+        lose for its mover adds nothing to the means of the moves above it; ``latches``: a
+        node whose latched facts (facts that can no longer change) settle every role's
+        goal is a leaf of that value, in trees that find latches). Where several
         roles choose in ``state``, the report is ``role``'s (decoupled statistics: each
         role its own).
 

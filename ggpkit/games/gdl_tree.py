@@ -52,6 +52,7 @@ class PropnetTree:
         wins: bool = False,
         minimax: float = 0.0,
         blunders: bool = True,
+        latches: bool = True,
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch`."""
         if not isinstance(state, bytes):
@@ -64,7 +65,7 @@ class PropnetTree:
             found = self.tree.search(
                 bits, seconds, iterations, c, leaf, seed, mast=mast, grave=grave, paths=paths,
                 goals=goals, role=index, material=self._masks(material), greedy=greedy,
-                wins=wins, minimax=minimax, blunders=blunders,
+                wins=wins, minimax=minimax, blunders=blunders, latches=latches,
             )  # fmt: skip
         except ReasonerError as e:
             raise GameError(f"{self.name}: {e}") from None

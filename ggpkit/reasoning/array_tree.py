@@ -139,6 +139,7 @@ class ArrayTree:
         wins: bool = False,
         minimax: float = 0.0,
         blunders: bool = True,
+        latches: bool = True,
     ) -> RootReport:
         """Search from the state row ``bits`` within the limits.
 
@@ -158,7 +159,10 @@ class ArrayTree:
         up by minimax, into its mean (implicit minimax backups, see
         :func:`tk._minimax_path`); ``blunders``: a path that ends in a move proven to
         lose for its mover (the first unproven node above a proven end) adds nothing to
-        the means of the moves above it (see :func:`tk._avoided_loss`). Where
+        the means of the moves above it (see :func:`tk._avoided_loss`); ``latches``
+        (trees over a network with latches that force goals): a node whose latched
+        facts settle every role's goal is a leaf of that value (see
+        :mod:`~ggpkit.reasoning.latches`). Where
         several roles choose at once, batched paths search with decoupled statistics
         (each role its own edges; at most ``MAX_JOINT_MOVES`` joint moves a state) and
         the report at such a root is ``role``'s (the first choosing role's when -1).
@@ -176,6 +180,7 @@ class ArrayTree:
         self.wins = wins
         self._tree[20][0] = minimax if goals > 0.0 else 0.0
         self._tree[20][1] = float(blunders)
+        self._tree[20][2] = float(latches)
         if material is not None:
             self.material = material.astype(self._tree[0].dtype)
         self.material_base = tk.material_counts(bits, self.material)
@@ -255,6 +260,8 @@ class ArrayTree:
         fills the tree stops its growth, not its statistics).
         """
         found = int(tk.find_node(bits, self._tree)) if self._root >= 0 else -1
+        if found >= 0 and self._tree[2][found] == 0:  # a leaf its latches decided
+            found = -1  # (the game goes on there: a move is still to be chosen)
         if found < 0:
             tk.clear(self._tree, self._sizes)
             found = int(tk.new_node(bits, self._tree, self._sizes))
@@ -374,5 +381,5 @@ def tree_arrays(
         np.zeros(capacity, dtype=np.int64),  # 17 mark: last path through the node
         np.full((capacity, nroles), -1.0, dtype=np.float64),  # 18 goals in it (-1: none)
         np.full((capacity, nroles), -1.0, dtype=np.float64),  # 19 their minimax (-1: none)
-        np.zeros(2, dtype=np.float64),  # 20 settings: minimax share, blunders teach nothing
+        np.zeros(3, dtype=np.float64),  # 20 settings: minimax share, blunders, latches
     )

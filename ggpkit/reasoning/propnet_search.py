@@ -19,6 +19,7 @@ import numpy.typing as npt
 from ggpkit.reasoning import propnet_search_kernels as sk
 from ggpkit.reasoning import tree_kernels as tk
 from ggpkit.reasoning.array_tree import MAX_DEPTH, ArrayTree
+from ggpkit.reasoning.latches import Latches, goal_latches
 from ggpkit.reasoning.propnet import Propnet
 from ggpkit.reasoning.propnet_kernels import watch_log
 
@@ -39,7 +40,10 @@ class PropnetTreeSearch(ArrayTree):
         super().__init__(nroles, nb, np.uint8, net.move_start, max_nodes, memory)
         self.net = net
         self._arrays = net_arrays(net)
-        self._work = work_arrays(net)
+        self.latches = goal_latches(net)
+        """The network's latches where some force a goal (None: none, or too big to
+        look for): a state they decide is a leaf of the decided value."""
+        self._work = work_arrays(net, self.latches)
         self._val = np.zeros(net.size, dtype=np.uint8)
         self._val[1] = 1
         self._val64 = np.zeros(net.size, dtype=np.uint64)
@@ -119,9 +123,12 @@ def net_arrays(net: Propnet) -> tuple[object, ...]:
     )  # fmt: skip
 
 
-def work_arrays(net: Propnet) -> tuple[object, ...]:
-    """The differential propagation's scratch, laid out as the kernels index it."""
+def work_arrays(net: Propnet, latches: Latches | None = None) -> tuple[object, ...]:
+    """The differential propagation's scratch, laid out as the kernels index it, and
+    ``latches`` where a search reads them (entries 14 and 15 empty: none)."""
     n = net.size
+    positive = np.zeros(0, dtype=np.bool_) if latches is None else latches.positive
+    negative = np.zeros(0, dtype=np.bool_) if latches is None else latches.negative
     sizes = np.diff(net.scc_start) if len(net.scc_start) > 1 else np.ones(1, dtype=np.int32)
     nroles = len(net.roles)
     return (
@@ -139,4 +146,11 @@ def work_arrays(net: Propnet) -> tuple[object, ...]:
         watch_log(len(net.base)),  # 11 base facts whose next literal changed (scalar playouts)
         watch_log(len(net.base)),  # 12 base facts changed since this split copy last loaded
         np.zeros(len(net.base), dtype=np.int32),  # 13 indices drained from 12
+        positive,  # 14 the facts that once true stay true
+        negative,  # 15 those that once false stay false
+        np.zeros(n if latches else 0, dtype=np.uint64),  # 16 lower bounds (latched_goals64)
+        np.zeros(n if latches else 0, dtype=np.uint64),  # 17 upper bounds
+        np.zeros((64, nroles), dtype=np.int64),  # 18 goals the latches decide
+        np.zeros((1, len(net.base)), dtype=np.uint8),  # 19 a state to decide
+        np.zeros(1, dtype=np.int64),  # 20 its row
     )

@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ggpkit.reasoning.latches import latched_goals64
 from ggpkit.reasoning.propnet_kernels import (
     _push,
     copy_into,
@@ -264,8 +265,10 @@ def _mast_move(k, lo, hi, legal_lits, val, mast, rng):  # type: ignore[no-untype
 
 
 @njit(cache=True, nogil=True)
-def expand(node, net, work, val, tree, sizes, joint_limit):  # type: ignore[no-untyped-def]
-    """Fill in ``node``, whose state ``val`` holds: see :func:`expand_from`."""
+def expand(node, net, work, val, tree, sizes, joint_limit, decide):  # type: ignore[no-untyped-def]
+    """Fill in ``node``, whose state ``val`` holds: see :func:`expand_from`. With
+    ``decide`` (never at the root: a move must still be chosen there), a state whose
+    latched facts settle every role's goal is a leaf of that value (:func:`_decided`)."""
     legal_lits, terminal_lit = net[8], net[11]
     legal, goal = work[6], work[10]
     for k in range(legal_lits.shape[0]):
@@ -275,7 +278,44 @@ def expand(node, net, work, val, tree, sizes, joint_limit):  # type: ignore[no-u
         settle_goals(net, val)
         for r in range(goal.shape[0]):
             goal[r] = _goal_points(net, val, r)
+    elif decide and _latches_on(work, tree):
+        row, one = work[19], work[20]
+        copy_into(row[0], tree[0][node])
+        ended = _decided(net, work, row, one[:1], goal.reshape((1, goal.shape[0])))
     return expand_from(node, legal, ended, goal, net[10], tree, sizes, joint_limit)
+
+
+@njit(cache=True, nogil=True)
+def _latches_on(work, tree):  # type: ignore[no-untyped-def]
+    """Whether this search reads latches: the game has some that force a goal
+    (``work[14]`` not empty) and the search asked for them (``tree[20][2]``)."""
+    return work[14].shape[0] > 0 and tree[20][2] != 0.0
+
+
+@njit(cache=True, nogil=True)
+def _decided(net, work, states, rows, goal):  # type: ignore[no-untyped-def]
+    """Where the latched facts of ``states[rows[j]]`` settle every role's goal, mark
+    row ``j`` ended with those goals in ``goal[j]``: 1 if the last row is, else 0.
+
+    Rows already ended are left as they are (callers pass only open ones or check).
+    """
+    out = work[18]
+    ended = 0
+    for first in range(0, rows.shape[0], out.shape[0]):
+        last = min(rows.shape[0], first + out.shape[0])
+        latched_goals64(
+            net[0], net[1], net[2], net[3], net[4], net[5], net[6], net[12], net[13], net[14],
+            work[14], work[15], states, rows[first:last], work[16], work[17], out,
+        )  # fmt: skip
+        for j in range(first, last):
+            ended = 1
+            for r in range(goal.shape[1]):
+                if out[j - first, r] < 0:
+                    ended = 0
+            if ended:
+                for r in range(goal.shape[1]):
+                    goal[j, r] = out[j - first, r]
+    return ended
 
 
 @njit(cache=True, nogil=True)
@@ -376,7 +416,7 @@ def iterate(  # type: ignore[no-untyped-def]
                 copy_into(reward, value[node])
                 break
             if nedge[node] < 0:
-                code = expand(node, net, work, val, tree, sizes, 0)
+                code = expand(node, net, work, val, tree, sizes, 0, depth > 0)
                 if code != STOP_DONE:
                     return code, it, playouts
                 if proven[node] != 0:
@@ -507,15 +547,15 @@ def iterate_paths(  # type: ignore[no-untyped-def]
     playouts = 0.0
     if tree[2][root] < 0 and tree[7][root] == 0:
         load(tree[0][root], net, work, val)
-        code = expand(root, net, work, val, tree, sizes, joint_limit)
+        code = expand(root, net, work, val, tree, sizes, joint_limit, False)
         if code != STOP_DONE:
             return code, done, playouts
     while done < iterations and tree[7][root] == 0:
         rng, ran, nq = descend_batch(tree, sizes, root, c, rng, w, q, iterations - done, reward)
         done += ran
         code = _make_children(
-            net, val64, tree, sizes, q, nq, reward, w, goal_weight > 0.0, material, material_base,
-            decisive if wins else decisive[:0],
+            net, work, val64, tree, sizes, q, nq, reward, w, goal_weight > 0.0, material,
+            material_base, decisive if wins else decisive[:0],
         )  # fmt: skip
         if code != STOP_DONE:
             return code, done, playouts
@@ -533,10 +573,13 @@ def iterate_paths(  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
-def _make_children(net, val64, tree, sizes, q, nq, reward, w, all_goals, material, base, decisive):  # type: ignore[no-untyped-def]
+def _make_children(  # type: ignore[no-untyped-def]
+    net, work, val64, tree, sizes, q, nq, reward, w, all_goals, material, base, decisive
+):
     """Make the new children the batch's paths end at, in the 64-lane kernel (each
     path's state row turns from its parent's into its child's), and store them; with
-    ``decisive`` flags, a child whose mover wins in one by a flagged move is proven."""
+    ``decisive`` flags, a child whose mover wins in one by a flagged move is proven;
+    with latches on, a child whose latched facts settle the goals ends there."""
     m = queue_joints(tree, q, nq)
     if m == 0:
         return STOP_DONE
@@ -548,8 +591,34 @@ def _make_children(net, val64, tree, sizes, q, nq, reward, w, all_goals, materia
     )  # fmt: skip
     if by_pieces:
         material_goals(q, m, material, base)
+    if _latches_on(work, tree):
+        _decide_children(net, work, q, m)
     wins = _find_wins(net, val64, q, m, decisive)
     return attach_children(tree, sizes, q, m, net[10], reward, w, all_goals, wins)
+
+
+@njit(cache=True, nogil=True)
+def _decide_children(net, work, q, m):  # type: ignore[no-untyped-def]
+    """Mark the batch's open new children that their latched facts decide as ended
+    (``q[8]``), with the decided goals in ``q[9]``."""
+    term, rows = q[8], q[10]
+    open_rows = np.empty(m, dtype=np.int64)
+    at = np.empty(m, dtype=np.int64)
+    n = 0
+    for j in range(m):
+        if term[j] == 0:
+            open_rows[n] = rows[j]
+            at[n] = j
+            n += 1
+    if n == 0:
+        return
+    goal = np.full((n, q[9].shape[1]), -1, dtype=np.int64)
+    _decided(net, work, q[4], open_rows[:n], goal)
+    for k in range(n):
+        if goal[k, 0] >= 0:
+            term[at[k]] = 1
+            for r in range(goal.shape[1]):
+                q[9][at[k], r] = goal[k, r]
 
 
 @njit(cache=True, nogil=True)
