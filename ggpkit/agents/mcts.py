@@ -71,6 +71,9 @@ Why these choices:
   can win at once (Teytaud and Teytaud's decisive moves): the moves seen to end a
   playout at their role's best goal are tried there, 64 nodes at a time, so the
   solver sees a threat when the node is made instead of when its winning child is.
+  ``mobility=W`` (where neither the goal nor the material heuristic is used; by
+  default 0.3 where random matches show it foretells the result) values a new leaf
+  partly by each role's share of the roles' legal moves.
   ``minimax=W`` (with a goal or material heuristic; default 0) mixes that share of
   each child's heuristic value, backed up by minimax over the tree, into its mean in
   selection (implicit minimax backups, Lanctot et al. 2014): no measured gain yet.
@@ -106,6 +109,7 @@ from ggpkit.agents.batch_split import (
 )
 from ggpkit.agents.goal_heuristic import goal_heuristic_weight
 from ggpkit.agents.material_heuristic import MATERIAL_WEIGHT, material_sets
+from ggpkit.agents.mobility_heuristic import mobility_weight
 from ggpkit.agents.probe import probe_matches
 from ggpkit.agents.root_parallel import SearchWorkers, merged_choice
 from ggpkit.games.api import Game, GameError
@@ -252,6 +256,7 @@ class MCTSAgent(Agent):
         minimax: float = 0.0,
         blunders: int = 1,
         latches: int = 1,
+        mobility: float | None = None,
     ) -> None:
         self.limit = limit or Limit()
         self.c = c
@@ -294,6 +299,11 @@ class MCTSAgent(Agent):
         where the goal heuristic is off)."""
         self.pieces: tuple[frozenset[Term], ...] = ()
         """Each role's pieces in this match, where the material heuristic is used."""
+        self.mobility_option = None if mobility is None else min(1.0, max(0.0, mobility))
+        """The mobility heuristic's weight as given (None: decided per game at the start,
+        where the goal and material heuristics are off)."""
+        self.by_mobility = False
+        """This match's heuristic goals are the roles' shares of their moves."""
         self.greedy = bool(greedy)
         """The compiled tree's batched playouts take a win in one where they find one, and
         avoid giving one where they can (trees with uniform playouts otherwise: see
@@ -331,8 +341,9 @@ class MCTSAgent(Agent):
         Then a batch of 64 playouts is timed (see :data:`SLOW_BATCH_SHARE`), and a
         short search times a path of the compiled tree (see
         :mod:`~ggpkit.agents.batch_split`). Unless given, the heuristics are decided
-        here, by random matches (the goal heuristic, else the material heuristic:
-        :mod:`~ggpkit.agents.goal_heuristic`, :mod:`~ggpkit.agents.material_heuristic`;
+        here, by random matches (the goal heuristic, else the material heuristic, else
+        the mobility heuristic: :mod:`~ggpkit.agents.goal_heuristic`,
+        :mod:`~ggpkit.agents.material_heuristic`, :mod:`~ggpkit.agents.mobility_heuristic`;
         seeded, so root-parallel workers agree).
         """
         self._reset(game)
@@ -362,9 +373,13 @@ class MCTSAgent(Agent):
             self._tree = None
 
     def _decide_heuristics(self, game: Game[Any]) -> None:
-        """The goal heuristic's weight, else the material heuristic's pieces and weight."""
+        """The goal heuristic's weight, else the material heuristic's pieces and weight,
+        else the mobility heuristic's weight."""
         wants_material = self.material_option != 0.0
-        if self.goals_option is not None and (self.goals_option > 0 or not wants_material):
+        wants_mobility = self.mobility_option != 0.0
+        if self.goals_option is not None and (
+            self.goals_option > 0 or not (wants_material or wants_mobility)
+        ):
             return
         matches = probe_matches(game, random.Random(GOAL_PROBE_SEED))
         if self.goals_option is None:
@@ -373,6 +388,10 @@ class MCTSAgent(Agent):
             self.pieces = material_sets(game, matches) or ()
             if self.pieces:
                 self.goals = self.material_option or MATERIAL_WEIGHT
+        if self.goals == 0.0 and wants_mobility:
+            weight = mobility_weight(game, matches)
+            self.goals = self.mobility_option or weight
+            self.by_mobility = weight > 0.0 or self.mobility_option is not None
 
     def stop(self) -> None:
         """Drop the tree, end the worker searches, and give the collector back its objects."""
@@ -390,6 +409,7 @@ class MCTSAgent(Agent):
             paths=self.paths_option, goals=self.goals_option, material=self.material_option,
             greedy=int(self.greedy), wins=int(self.wins), minimax=self.minimax,
             blunders=int(self.blunders), latches=int(self.latches),
+            mobility=self.mobility_option,
         )  # fmt: skip
 
     def root_visits(self, role: str) -> dict[Term, int]:
@@ -444,6 +464,7 @@ class MCTSAgent(Agent):
         self._game = game
         self.goals = self.goals_option or 0.0
         self.pieces = ()
+        self.by_mobility = False
         caps = game.info.capabilities
         self._compiled = caps.compiled_playouts and len(game.roles) > 1
         self._batch_seconds = 0.0
@@ -614,6 +635,7 @@ class MCTSAgent(Agent):
             minimax=self.minimax,
             blunders=self.blunders,
             latches=self.latches,
+            mobility=self.by_mobility,
         )
         if batched and self.paths_option is None and report.greedy:
             self.paths = LANES  # a greedy playout costs more than the timed ones: not a path

@@ -105,6 +105,7 @@ AGENTS: dict[str, _Kind] = {
             "minimax": _share,
             "blunders": _zero_or_one,
             "latches": _zero_or_one,
+            "mobility": _share,
         },
         "UCT Monte Carlo tree search (time s, playouts per move, exploration c: 0.4 "
         "where paths share a batch, else 1.4, "
@@ -133,7 +134,11 @@ AGENTS: dict[str, _Kind] = {
         "to lose for its mover counts as that loss in the means of the moves above it "
         "(default 1: it adds nothing to them, the mover will not play it), latches=0: "
         "the compiled tree on a propnet does not prove a node whose latched facts (true or "
-        "false for good) already settle every role's goal (default 1))",
+        "false for good) already settle every role's goal (default 1), mobility=W: where "
+        "the goal and material heuristics are off, a new leaf in the compiled tree on a "
+        "propnet is worth that share of each role's share of the roles' legal moves "
+        "(default: 0.3 where random matches show it foretells the results, else 0; 0: "
+        "off))",
     ),
     "alphabeta": _Kind(
         "ggpkit.agents.alphabeta:AlphaBetaAgent",

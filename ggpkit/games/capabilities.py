@@ -148,6 +148,7 @@ class TreeSearch(Protocol):
         minimax: float = 0.0,
         blunders: bool = True,
         latches: bool = True,
+        mobility: bool = False,
     ) -> TreeReport:
         """Search ``state`` within the limits (UCB constant ``c``, ``leaf`` playouts per leaf;
         ``mast``: playouts choose moves by MAST, one playout per leaf; ``grave`` > 0:
@@ -167,7 +168,10 @@ class TreeSearch(Protocol):
         reward, in trees that keep them; ``blunders``: a path that ends in a move proven to
         lose for its mover adds nothing to the means of the moves above it; ``latches``: a
         node whose latched facts (facts that can no longer change) settle every role's
-        goal is a leaf of that value, in trees that find latches). Where several
+        goal is a leaf of that value, in trees that find latches; ``mobility``, with
+        ``goals``: the goals a leaf is worth are each role's share of all roles' legal
+        moves, in the leaf or, for a role without a choice there, in its parent, in
+        trees that know each role's moves). Where several
         roles choose in ``state``, the report is ``role``'s (decoupled statistics: each
         role its own).
 

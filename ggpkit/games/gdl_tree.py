@@ -53,6 +53,7 @@ class PropnetTree:
         minimax: float = 0.0,
         blunders: bool = True,
         latches: bool = True,
+        mobility: bool = False,
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch`."""
         if not isinstance(state, bytes):
@@ -66,6 +67,7 @@ class PropnetTree:
                 bits, seconds, iterations, c, leaf, seed, mast=mast, grave=grave, paths=paths,
                 goals=goals, role=index, material=self._masks(material), greedy=greedy,
                 wins=wins, minimax=minimax, blunders=blunders, latches=latches,
+                mobility=mobility,
             )  # fmt: skip
         except ReasonerError as e:
             raise GameError(f"{self.name}: {e}") from None

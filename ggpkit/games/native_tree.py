@@ -176,12 +176,13 @@ class NativeTreeSearch:
         minimax: float = 0.0,
         blunders: bool = True,
         latches: bool = True,
+        mobility: bool = False,
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch` (the kernels give goals only
         in terminal states: ``goals`` weighs the material heuristic, where the kernels can
-        count pieces, and changes nothing otherwise; ``greedy``, ``wins`` and ``latches``
-        change nothing: a native game's playouts and expansions are what its kernels make
-        them)."""
+        count pieces, and changes nothing otherwise; ``greedy``, ``wins``, ``latches`` and
+        ``mobility`` change nothing: a native game's playouts and expansions are what its
+        kernels make them)."""
         row = self._row(state)
         try:
             found = self.tree.search(

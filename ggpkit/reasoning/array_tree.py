@@ -140,6 +140,7 @@ class ArrayTree:
         minimax: float = 0.0,
         blunders: bool = True,
         latches: bool = True,
+        mobility: bool = False,
     ) -> RootReport:
         """Search from the state row ``bits`` within the limits.
 
@@ -151,7 +152,9 @@ class ArrayTree:
         ``goals`` > 0 (with paths): a leaf whose state gives every role a goal is worth
         that share of those goals, the rest of its playouts (the goal heuristic);
         ``material`` (one mask row per role, see :attr:`material`) puts the pieces'
-        verdict (:func:`tk.material_goals`) in place of the state's goals. ``greedy``
+        verdict (:func:`tk.material_goals`) in place of the state's goals, ``mobility``
+        (trees that know each role's moves) the roles' shares of their moves
+        (:func:`tk.mobility_goals`). ``greedy``
         (trees whose playouts are uniform, with paths): playouts take a win in one where
         they find it (:attr:`greedy`); ``wins`` (with paths): a new node where its mover
         wins in one is proven when it is made (:attr:`wins`); ``minimax`` > 0 (with
@@ -181,6 +184,7 @@ class ArrayTree:
         self._tree[20][0] = minimax if goals > 0.0 else 0.0
         self._tree[20][1] = float(blunders)
         self._tree[20][2] = float(latches)
+        self._tree[20][3] = float(mobility)
         if material is not None:
             self.material = material.astype(self._tree[0].dtype)
         self.material_base = tk.material_counts(bits, self.material)
@@ -381,5 +385,5 @@ def tree_arrays(
         np.zeros(capacity, dtype=np.int64),  # 17 mark: last path through the node
         np.full((capacity, nroles), -1.0, dtype=np.float64),  # 18 goals in it (-1: none)
         np.full((capacity, nroles), -1.0, dtype=np.float64),  # 19 their minimax (-1: none)
-        np.zeros(3, dtype=np.float64),  # 20 settings: minimax share, blunders, latches
+        np.zeros(4, dtype=np.float64),  # 20 settings: minimax share, blunders, latches, mobility
     )

@@ -54,6 +54,7 @@ from ggpkit.reasoning.tree_kernels import (
     expand_from,
     gather_leaves,
     material_goals,
+    mobility_goals,
     new_node,
     queue_joints,
     select_edge,
@@ -579,18 +580,23 @@ def _make_children(  # type: ignore[no-untyped-def]
     """Make the new children the batch's paths end at, in the 64-lane kernel (each
     path's state row turns from its parent's into its child's), and store them; with
     ``decisive`` flags, a child whose mover wins in one by a flagged move is proven;
-    with latches on, a child whose latched facts settle the goals ends there."""
+    with latches on, a child whose latched facts settle the goals ends there. The
+    heuristic goals of ``all_goals`` come from the pieces with ``material``, from the
+    roles' moves with the mobility setting (``tree[20][3]``), else from the states."""
     m = queue_joints(tree, q, nq)
     if m == 0:
         return STOP_DONE
     by_pieces = all_goals and material.shape[0] > 0
+    by_mobility = all_goals and not by_pieces and tree[20][3] != 0.0
     step64(
         net[0], net[1], net[2], net[3], net[4], net[5], net[6], net[7], net[8], net[9],
         net[11], net[12], net[13], net[14], q[4], q[10][:m], q[6], val64, q[7], q[8], q[9],
-        all_goals and not by_pieces,
+        all_goals and not by_pieces and not by_mobility,
     )  # fmt: skip
     if by_pieces:
         material_goals(q, m, material, base)
+    elif by_mobility:
+        mobility_goals(tree, q, m, net[10])
     if _latches_on(work, tree):
         _decide_children(net, work, q, m)
     wins = _find_wins(net, val64, q, m, decisive)

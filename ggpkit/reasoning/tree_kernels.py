@@ -17,7 +17,9 @@ role without a choice, 5 ``term``, 6 ``visits``, 7 ``proven``, 8 ``value`` per r
 each node's ``mark``, the last path that passed it, 18 each node's heuristic goals (-1:
 none), 19 their minimax over the node's children (implicit minimax backups), 20 the
 search's settings (0: the share of a child's minimax value in selection, 1: whether
-a blunder's visit teaches the moves above it nothing, see :func:`_avoided_loss`). ``sizes``
+a blunder's visit teaches the moves above it nothing, see :func:`_avoided_loss`, 2:
+whether latched facts may settle a node, 3: whether heuristic goals come from the
+roles' moves, see :func:`mobility_goals`). ``sizes``
 holds the nodes and edges used, and the last path's number.
 
 Transpositions: a batch of paths makes a child only where no node has its state yet,
@@ -865,6 +867,46 @@ def material_goals(q, m, masks, base):  # type: ignore[no-untyped-def]
             else:
                 share = (counts[r] - base[r] - gained / nroles) / (total / nroles)
                 goal[j, r] = int(100.0 / (1.0 + np.exp(-MATERIAL_STEEPNESS * share)))
+
+
+@njit(cache=True, nogil=True)
+def mobility_goals(tree, q, m, move_start):  # type: ignore[no-untyped-def]
+    """Write the mobility heuristic's goals of the ``m`` new children into ``q[9]``: each
+    role's share of all roles' mobility, 0..100.
+
+    A role's mobility is its number of legal moves in the child (``q[7]``), or where it
+    has one there, in the parent it last chose in (see
+    :mod:`~ggpkit.agents.mobility_heuristic`, whose probe reads the same two states).
+    Terminal children keep their real goals.
+    """
+    qn, qdepth, legal, term, goal, rows = q[0], q[2], q[7], q[8], q[9], q[10]
+    nroles = move_start.shape[0] - 1
+    counts = np.zeros(nroles, dtype=np.float64)
+    for j in range(m):
+        if term[j]:
+            continue
+        i = rows[j]
+        parent = qn[i, qdepth[i] - 1]
+        total = 0.0
+        for r in range(nroles):
+            n = 0
+            for k in range(move_start[r], move_start[r + 1]):
+                n += legal[j, k]
+            if n <= 1:
+                n = max(1, _choices(tree, parent, r))
+            counts[r] = n
+            total += n
+        for r in range(nroles):
+            goal[j, r] = int(100.0 * counts[r] / total)
+
+
+@njit_no_refcounts
+def _choices(tree, node, r):  # type: ignore[no-untyped-def]
+    """Role ``r``'s number of moves at the expanded ``node``."""
+    mover, fixed = tree[3][node], tree[4][node, r]
+    if mover == SIMULTANEOUS:
+        return -fixed if fixed < 0 else 1
+    return tree[2][node] if mover == r else 1
 
 
 def material_counts(
