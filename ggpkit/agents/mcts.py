@@ -71,9 +71,9 @@ Why these choices:
   can win at once (Teytaud and Teytaud's decisive moves): the moves seen to end a
   playout at their role's best goal are tried there, 64 nodes at a time, so the
   solver sees a threat when the node is made instead of when its winning child is.
-  ``mobility=W`` (where neither the goal nor the material heuristic is used; by
-  default 0.3 where random matches show it foretells the result) values a new leaf
-  partly by each role's share of the roles' legal moves.
+  ``mobility=W`` (default 0: off; no measured gain) values a new leaf partly by each
+  role's share of the roles' legal moves, where neither the goal nor the material
+  heuristic is used and random matches show it foretells the result.
   ``minimax=W`` (with a goal or material heuristic; default 0) mixes that share of
   each child's heuristic value, backed up by minimax over the tree, into its mean in
   selection (implicit minimax backups, Lanctot et al. 2014): no measured gain yet.
@@ -109,7 +109,7 @@ from ggpkit.agents.batch_split import (
 )
 from ggpkit.agents.goal_heuristic import goal_heuristic_weight
 from ggpkit.agents.material_heuristic import MATERIAL_WEIGHT, material_sets
-from ggpkit.agents.mobility_heuristic import mobility_weight
+from ggpkit.agents.mobility_heuristic import mobility_foretells
 from ggpkit.agents.probe import probe_matches
 from ggpkit.agents.root_parallel import SearchWorkers, merged_choice
 from ggpkit.games.api import Game, GameError
@@ -256,7 +256,7 @@ class MCTSAgent(Agent):
         minimax: float = 0.0,
         blunders: int = 1,
         latches: int = 1,
-        mobility: float | None = None,
+        mobility: float = 0.0,
     ) -> None:
         self.limit = limit or Limit()
         self.c = c
@@ -299,9 +299,9 @@ class MCTSAgent(Agent):
         where the goal heuristic is off)."""
         self.pieces: tuple[frozenset[Term], ...] = ()
         """Each role's pieces in this match, where the material heuristic is used."""
-        self.mobility_option = None if mobility is None else min(1.0, max(0.0, mobility))
-        """The mobility heuristic's weight as given (None: decided per game at the start,
-        where the goal and material heuristics are off)."""
+        self.mobility_option = min(1.0, max(0.0, mobility))
+        """The mobility heuristic's weight where it is used (0: never; else where the goal
+        and material heuristics are off and random matches show it foretells the result)."""
         self.by_mobility = False
         """This match's heuristic goals are the roles' shares of their moves."""
         self.greedy = bool(greedy)
@@ -376,7 +376,7 @@ class MCTSAgent(Agent):
         """The goal heuristic's weight, else the material heuristic's pieces and weight,
         else the mobility heuristic's weight."""
         wants_material = self.material_option != 0.0
-        wants_mobility = self.mobility_option != 0.0
+        wants_mobility = self.mobility_option > 0.0
         if self.goals_option is not None and (
             self.goals_option > 0 or not (wants_material or wants_mobility)
         ):
@@ -388,10 +388,9 @@ class MCTSAgent(Agent):
             self.pieces = material_sets(game, matches) or ()
             if self.pieces:
                 self.goals = self.material_option or MATERIAL_WEIGHT
-        if self.goals == 0.0 and wants_mobility:
-            weight = mobility_weight(game, matches)
-            self.goals = self.mobility_option or weight
-            self.by_mobility = weight > 0.0 or self.mobility_option is not None
+        if self.goals == 0.0 and wants_mobility and mobility_foretells(game, matches):
+            self.goals = self.mobility_option
+            self.by_mobility = True
 
     def stop(self) -> None:
         """Drop the tree, end the worker searches, and give the collector back its objects."""

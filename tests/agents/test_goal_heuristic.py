@@ -43,7 +43,7 @@ def test_the_agent_decides_at_the_start_unless_told() -> None:
     decided = MCTSAgent()
     decided.start(game, game.roles[0])
     assert decided.goals == GOAL_WEIGHT and decided.pieces == ()
-    told = MCTSAgent(goals=0.0, material=0.0, mobility=0.0)
+    told = MCTSAgent(goals=0.0, material=0.0)
     told.start(game, game.roles[0])
     assert told.goals == 0.0
     without_goals = MCTSAgent(goals=0.0)  # the material heuristic is decided instead

@@ -15,11 +15,7 @@ import numpy as np
 import pytest
 
 from ggpkit.agents.mcts import MCTSAgent
-from ggpkit.agents.mobility_heuristic import (
-    MOBILITY_WEIGHT,
-    mobility,
-    mobility_weight,
-)
+from ggpkit.agents.mobility_heuristic import mobility, mobility_foretells
 from ggpkit.agents.probe import ProbeMatch, probe_matches
 from ggpkit.games.gdl_game import load_kif_text
 
@@ -48,9 +44,9 @@ def test_used_where_more_moves_go_with_winning() -> None:
     samples = [(rng.randrange(1, 20), rng.randrange(1, 20), rng.random() < 0.8) for _ in range(60)]
     agree = [_match(a, b, (a > b) == keep) for a, b, keep in samples]
     disagree = [_match(a, b, (a > b) != keep) for a, b, keep in samples]
-    assert mobility_weight(_TwoRoles(), agree) == MOBILITY_WEIGHT  # type: ignore[arg-type]
-    assert mobility_weight(_TwoRoles(), disagree) == 0.0  # type: ignore[arg-type]
-    assert mobility_weight(_TwoRoles(), None) == 0.0  # type: ignore[arg-type]
+    assert mobility_foretells(_TwoRoles(), agree)  # type: ignore[arg-type]
+    assert not mobility_foretells(_TwoRoles(), disagree)  # type: ignore[arg-type]
+    assert not mobility_foretells(_TwoRoles(), None)  # type: ignore[arg-type]
 
 
 TURNS = """
@@ -149,10 +145,11 @@ def _bytes(row: Any) -> bytes:
 @pytest.mark.parametrize(
     ("name", "options", "used"),
     [
-        ("knightThrough", {}, False),  # it has pieces: the material heuristic is used
-        ("connectFour", {}, False),  # its mobility says nothing of the result
-        ("checkersSmall", {}, False),  # its goals do: the goal heuristic is used
-        ("checkersSmall", {"goals": 0.0, "material": 0.0}, True),  # its mobility does too
+        ("knightThrough", {"mobility": 0.3}, False),  # pieces: the material heuristic
+        ("connectFour", {"mobility": 0.3}, False),  # its mobility says nothing of the result
+        ("checkersSmall", {"mobility": 0.3}, False),  # its goals do: the goal heuristic
+        ("checkersSmall", {"goals": 0.0, "material": 0.0, "mobility": 0.3}, True),
+        ("checkersSmall", {"goals": 0.0, "material": 0.0}, False),  # off unless asked for
     ],
 )
 def test_decided_per_game_only_where_no_other_heuristic_is(
@@ -162,13 +159,13 @@ def test_decided_per_game_only_where_no_other_heuristic_is(
     agent = MCTSAgent(seed=1, **options)  # type: ignore[arg-type]
     agent.start(game, game.roles[0])
     assert agent.by_mobility is used
-    assert (agent.goals == MOBILITY_WEIGHT) is used
+    assert (agent.goals == 0.3) is used
     agent.stop()
 
 
 def test_asked_for_it_reaches_every_search(monkeypatch: pytest.MonkeyPatch) -> None:
-    game = public("connectFour")
-    agent = MCTSAgent(seed=1, mobility=0.4)
+    game = public("checkersSmall")
+    agent = MCTSAgent(seed=1, goals=0.0, material=0.0, mobility=0.4)
     agent.start(game, game.roles[0])
     assert agent.by_mobility and agent.goals == 0.4
     tree = agent._tree
