@@ -3,8 +3,10 @@
 In many games the side with more choices is the side that is winning (checkers,
 knightThrough: the mobility difference of random matches' late states correlates 0.44
 and 0.22 with the result). A role's mobility in a state is its number of legal moves
-there, or, where it has no choice (the other side's turn), in the state before, where
-it last chose: a compiled tree reads the same two states, a new child and its parent
+there, or, where it has no choice (the other side's turn), in the state just before
+(where it chose, when two roles take turns; with more roles, or a role moving twice,
+it may have had no choice there either and counts 1): a compiled tree reads the same
+two states, a new child and its parent
 (:func:`~ggpkit.reasoning.tree_kernels.mobility_goals`). Asked for (``mcts:mobility=W``),
 a leaf is then worth that share of each role's share of all roles' mobility, the rest
 of its playouts, like the goal and material heuristics, where neither of those two is
@@ -28,9 +30,6 @@ MIN_CORRELATION = 0.15
 """A role's share of the mobility must correlate at least this much with its final goal
 in the second half of the probe's matches (random matches' correlations: checkersSmall
 0.44, knightThrough 0.22, breakthroughSmall 0.14, reversi 0.07, connectFour -0.05)."""
-
-MOBILITY_WEIGHT = 0.3
-"""The share of a leaf's value its mobility gives (the weight the arenas above used)."""
 
 
 def mobility(now: tuple[int, ...], before: tuple[int, ...]) -> list[int]:

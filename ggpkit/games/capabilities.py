@@ -169,7 +169,7 @@ class TreeSearch(Protocol):
         lose for its mover adds nothing to the means of the moves above it; ``latches``: a
         node whose latched facts (facts that can no longer change) settle every role's
         goal is a leaf of that value, in trees that find latches; ``mobility``, with
-        ``goals``: the goals a leaf is worth are each role's share of all roles' legal
+        ``goals`` and paths: the goals a leaf is worth are each role's share of all roles' legal
         moves, in the leaf or, for a role without a choice there, in its parent, in
         trees that know each role's moves). Where several
         roles choose in ``state``, the report is ``role``'s (decoupled statistics: each

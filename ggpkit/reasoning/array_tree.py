@@ -153,8 +153,8 @@ class ArrayTree:
         that share of those goals, the rest of its playouts (the goal heuristic);
         ``material`` (one mask row per role, see :attr:`material`) puts the pieces'
         verdict (:func:`tk.material_goals`) in place of the state's goals, ``mobility``
-        (trees that know each role's moves) the roles' shares of their moves
-        (:func:`tk.mobility_goals`). ``greedy``
+        (batched paths in trees that know each role's moves) the roles' shares of their
+        moves (:func:`tk.mobility_goals`). ``greedy``
         (trees whose playouts are uniform, with paths): playouts take a win in one where
         they find it (:attr:`greedy`); ``wins`` (with paths): a new node where its mover
         wins in one is proven when it is made (:attr:`wins`); ``minimax`` > 0 (with

@@ -16,7 +16,8 @@ assumption forces true or false. 64 assumptions run at once, one per bit
 to their least fixpoint for each bound, which bounds every world's own fixpoint.
 
 Everything found is sound, not complete: a fact that latches only together with
-another is missed, never claimed.
+another, or only because ``legal`` forbids the move that would undo it, is missed,
+never claimed. Decided goals assume well-formed rules (one goal per role at the end).
 """
 
 from __future__ import annotations
@@ -80,7 +81,9 @@ def goal_latches(net: Propnet) -> Latches | None:
 
 
 def find_latches(net: Propnet) -> Latches:
-    """Every single-fact latch of ``net`` and the goal literals each one forces."""
+    """The single-fact latches of ``net`` that three-valued evaluation proves, and the
+    goal literals each one forces (moves are taken as unconstrained by ``legal``, and
+    unknowns are not split into cases: some real latches are missed, none claimed)."""
     nb, ng = len(net.base), len(net.goal_lits)
     positive = np.zeros(nb, dtype=np.bool_)
     negative = np.zeros(nb, dtype=np.bool_)

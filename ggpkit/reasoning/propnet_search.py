@@ -40,10 +40,12 @@ class PropnetTreeSearch(ArrayTree):
         super().__init__(nroles, nb, np.uint8, net.move_start, max_nodes, memory)
         self.net = net
         self._arrays = net_arrays(net)
-        self.latches = goal_latches(net)
-        """The network's latches where some force a goal (None: none, or too big to
-        look for): a state they decide is a leaf of the decided value."""
-        self._work = work_arrays(net, self.latches)
+        self.latches: Latches | None = None
+        """The network's latches where some force a goal (None: none, too big to look
+        for, or not looked for yet): a state they decide is a leaf of the decided value."""
+        self._latches_looked = False
+        """Whether the first search that reads latches has looked for them."""
+        self._work = work_arrays(net)
         self._val = np.zeros(net.size, dtype=np.uint8)
         self._val[1] = 1
         self._val64 = np.zeros(net.size, dtype=np.uint64)
@@ -74,9 +76,19 @@ class PropnetTreeSearch(ArrayTree):
         grave: int,
         paths: int,
     ) -> tuple[int, int, float]:
+        if self._tree[20][2] != 0.0 and not self._latches_looked:
+            self._look_for_latches()
         if self.batched(paths, mast, grave):
             return self._run_paths(n, c, paths, leaf, rng, max_steps)
         return self._run(n, c, leaf, rng, max_steps, mast, grave)
+
+    def _look_for_latches(self) -> None:
+        """Find the latches once, at the first search that reads them (the analysis
+        costs up to about a second on the biggest networks: not for searches without)."""
+        self._latches_looked = True
+        self.latches = goal_latches(self.net)
+        if self.latches is not None:
+            self._work = with_latches(self._work, self.net, self.latches)
 
     def _set_root(self, bits: npt.NDArray[np.generic]) -> None:
         super()._set_root(bits)
@@ -123,12 +135,11 @@ def net_arrays(net: Propnet) -> tuple[object, ...]:
     )  # fmt: skip
 
 
-def work_arrays(net: Propnet, latches: Latches | None = None) -> tuple[object, ...]:
-    """The differential propagation's scratch, laid out as the kernels index it, and
-    ``latches`` where a search reads them (entries 14 and 15 empty: none)."""
+def work_arrays(net: Propnet) -> tuple[object, ...]:
+    """The differential propagation's scratch, laid out as the kernels index it, with
+    no latches (entries 14 to 17 empty: see :func:`with_latches`)."""
     n = net.size
-    positive = np.zeros(0, dtype=np.bool_) if latches is None else latches.positive
-    negative = np.zeros(0, dtype=np.bool_) if latches is None else latches.negative
+    none = np.zeros(0, dtype=np.bool_)
     sizes = np.diff(net.scc_start) if len(net.scc_start) > 1 else np.ones(1, dtype=np.int32)
     nroles = len(net.roles)
     return (
@@ -146,11 +157,18 @@ def work_arrays(net: Propnet, latches: Latches | None = None) -> tuple[object, .
         watch_log(len(net.base)),  # 11 base facts whose next literal changed (scalar playouts)
         watch_log(len(net.base)),  # 12 base facts changed since this split copy last loaded
         np.zeros(len(net.base), dtype=np.int32),  # 13 indices drained from 12
-        positive,  # 14 the facts that once true stay true
-        negative,  # 15 those that once false stay false
-        np.zeros(n if latches else 0, dtype=np.uint64),  # 16 lower bounds (latched_goals64)
-        np.zeros(n if latches else 0, dtype=np.uint64),  # 17 upper bounds
+        none,  # 14 the facts that once true stay true
+        none,  # 15 those that once false stay false
+        np.zeros(0, dtype=np.uint64),  # 16 lower bounds (latched_goals64)
+        np.zeros(0, dtype=np.uint64),  # 17 upper bounds
         np.zeros((64, nroles), dtype=np.int64),  # 18 goals the latches decide
         np.zeros((1, len(net.base)), dtype=np.uint8),  # 19 a state to decide
         np.zeros(1, dtype=np.int64),  # 20 its row
     )
+
+
+def with_latches(work: tuple[object, ...], net: Propnet, latches: Latches) -> tuple[object, ...]:
+    """``work`` with ``latches`` and their scratch in entries 14 to 17 (the other
+    entries are the same arrays: the propagation's state in them is kept)."""
+    bounds = (np.zeros(net.size, dtype=np.uint64), np.zeros(net.size, dtype=np.uint64))
+    return (*work[:14], latches.positive, latches.negative, *bounds, *work[18:])

@@ -875,7 +875,7 @@ def mobility_goals(tree, q, m, move_start):  # type: ignore[no-untyped-def]
     role's share of all roles' mobility, 0..100.
 
     A role's mobility is its number of legal moves in the child (``q[7]``), or where it
-    has one there, in the parent it last chose in (see
+    has one there, in the path's parent of the child (at least 1; see
     :mod:`~ggpkit.agents.mobility_heuristic`, whose probe reads the same two states).
     Terminal children keep their real goals.
     """

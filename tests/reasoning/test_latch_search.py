@@ -114,6 +114,8 @@ def test_a_search_from_a_decided_state_still_offers_moves() -> None:
     assert report.moves, "the decided state's moves are searched"
     assert report.proven == {red: 1.0, blue: 0.0}
     bits = game.reasoner.bits(claimed)
+    leaf = [n for n in _decided_leaves(game, search) if _state(game, search._tree[0][n]) == claimed]
+    assert leaf, "the claim made a decided leaf"
     search.search(bits, None, 500, 0.4, 1, 5, paths=16)  # the decided leaf as the root
     assert search._tree[2][search._root] > 0
 

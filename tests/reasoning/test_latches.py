@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -142,16 +143,22 @@ def _check_exhaustively(r: PropnetReasoner, latches: Latches) -> int:
     return count
 
 
-def _check_goals(r: PropnetReasoner, latches: Latches, s: bytes, bits: np.ndarray) -> None:
+def _check_goals(r: PropnetReasoner, latches: Latches, s: bytes, bits: np.ndarray) -> int:
+    """The goal literals the active latches of the terminal state ``s`` force, checked
+    against its goals: how many were forced."""
     net = r.net
     goals = [r.goal(s, i) for i in range(len(net.roles))]
+    forced = 0
     for value, active in ((1, latches.positive & bits), (0, latches.negative & ~bits)):
         for g in range(len(net.goal_lits)):
             holds = goals[_role_of(net.goal_start, g)] == int(net.goal_values[g])
             if latches.forces_true[value, active, g].any():
                 assert holds, f"goal literal {g} was forced true"
+                forced += 1
             if latches.forces_false[value, active, g].any():
                 assert not holds, f"goal literal {g} was forced false"
+                forced += 1
+    return forced
 
 
 @pytest.mark.parametrize("rules", [CLAIM, CAREFUL])
@@ -186,37 +193,48 @@ DECIDING = ["factoringEasyTurtleBrain", "factoringGeorgeForman", "nonogram_5x5_1
 """Corpus puzzles whose latched facts settle the goal well before the end."""
 
 BOUNDING = ["2pffa", "battle", "beatMania", "escortLatch", "blocker"]
-"""Corpus games with latches that bound a goal without settling it early."""
+"""Corpus games with latches that bound a goal (or, blocker, settle it only at the
+end) without settling it before the end on random lines."""
 
 
-def _decided_on_random_lines(r: PropnetReasoner, seed: int) -> int:
-    """Check every decided goal on random lines against the line's end; returns how
-    many states before the end were decided for every role."""
+def _decided_on_random_lines(r: PropnetReasoner, seed: int) -> tuple[int, int]:
+    """Check, on 30 random lines, that latches never change, that each end meets the
+    goal literals its latches force, and that every decided goal is the line's final
+    one: (states decided for every role before the end, claims checked)."""
     latches = find_latches(r.net)
-    early = 0
+    early = claims = lines = 0
     for line, final in _lines(r, 30, seed):
-        rows = np.asarray([r.bits(s) for s in line], dtype=np.uint8)
-        decided = decided_goals(r.net, latches, rows)
+        lines += 1
+        rows = np.asarray([r.bits(s) for s in line], dtype=bool)
+        for before, after in pairwise(rows):
+            assert not (latches.positive & before & ~after).any(), "a positive latch fell"
+            assert not (latches.negative & ~before & after).any(), "a negative latch rose"
+        claims += _check_goals(r, latches, line[-1], rows[-1])
+        decided = decided_goals(r.net, latches, rows.astype(np.uint8))
         for k, row in enumerate(decided):
             for role, value in enumerate(row):
                 assert value in (-1, final[role]), f"ply {k}: decided {value}, ended {final}"
+            claims += int((row >= 0).sum())
             early += int(k < len(line) - 1 and (row >= 0).all())
-    return early
+    assert lines >= 20, "most random lines end within 400 plies"
+    return early, claims
 
 
 @pytest.mark.parametrize("name", DECIDING)
 def test_corpus_latches_decide_early_and_rightly(name: str) -> None:
-    assert _decided_on_random_lines(_corpus(name), seed=7) > 0
+    early, _claims = _decided_on_random_lines(_corpus(name), seed=7)
+    assert early > 0
 
 
 @pytest.mark.parametrize("name", BOUNDING)
 def test_corpus_latches_never_decide_wrongly(name: str) -> None:
-    _decided_on_random_lines(_corpus(name), seed=11)
+    early, claims = _decided_on_random_lines(_corpus(name), seed=11)
+    assert early == 0 and claims > 0
 
 
 def test_inline_games_are_decided_early() -> None:
-    assert _decided_on_random_lines(_reasoner(CLAIM), seed=3) > 0
-    assert _decided_on_random_lines(_reasoner(CAREFUL), seed=3) > 0
+    assert _decided_on_random_lines(_reasoner(CLAIM), seed=3)[0] > 0
+    assert _decided_on_random_lines(_reasoner(CAREFUL), seed=3)[0] > 0
 
 
 def test_no_goal_latches_no_analysis() -> None:
