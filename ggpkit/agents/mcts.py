@@ -549,14 +549,17 @@ class MCTSAgent(Agent):
         self.last_playouts = playouts
         if len(legal) == 1:
             return legal[0]
+        if workers is not None and len(game.roles) == 1:  # a worker's line may be better
+            for reply in workers.collect(time.monotonic() + COLLECT_SECONDS):
+                self._keep_line(game, state, reply.line_value, reply.line)
         line_move = self._line_move(state)
         if line_move is not None:
             return line_move
         choice = root.moves[role_index][self._final_choice(root, role_index)]
         if workers is None or root.proven is not None:
             return choice
-        others = workers.collect(time.monotonic() + COLLECT_SECONDS)
-        return merged_choice(self.root_visits(role), others, choice)
+        replies = workers.collect(time.monotonic() + COLLECT_SECONDS)
+        return merged_choice(self.root_visits(role), [r.visits for r in replies], choice)
 
     def _select_compiled(
         self,
@@ -578,18 +581,21 @@ class MCTSAgent(Agent):
             return legal[0]
         if set(report.moves) != set(legal):  # never play from another position's statistics
             raise GameError(f"{game.name}: the compiled tree's root is not the state searched")
+        workers = self._workers
         if len(game.roles) == 1:
-            self._keep_line(game, state, report)
+            self._keep_line(game, state, report.best_value, report.best_line)
+            if workers is not None:  # a worker's line may be better
+                for reply in workers.collect(time.monotonic() + COLLECT_SECONDS):
+                    self._keep_line(game, state, reply.line_value, reply.line)
             line_move = self._line_move(state)
             if line_move is not None:
                 return line_move
         choice = report.moves[_report_choice(report)]
-        workers = self._workers
         if workers is None or report.proven is not None:
             return choice
-        others = workers.collect(time.monotonic() + COLLECT_SECONDS)
+        replies = workers.collect(time.monotonic() + COLLECT_SECONDS)
         own = self.root_visits(role)  # the moves this search has not proven worse
-        others = [{m: n for m, n in visits.items() if m in own} for visits in others]
+        others = [{m: n for m, n in r.visits.items() if m in own} for r in replies]
         return merged_choice(own, others, choice)
 
     def _search_tree(
@@ -645,16 +651,27 @@ class MCTSAgent(Agent):
                 self.paths = paths_sharing_a_batch(spent, self._playout_seconds)
         return report
 
-    def _keep_line(self, game: Game[Any], state: Hashable, report: TreeReport) -> None:
-        """Keep the compiled search's best line when it beats the best line kept so far."""
-        if not report.best_line or report.best_value <= self._best_value:
+    def _keep_line(
+        self, game: Game[Any], state: Hashable, value: float, moves: Sequence[Term]
+    ) -> None:
+        """Keep a line of ``moves`` from ``state`` (a compiled search's, or a worker's)
+        worth ``value`` when it beats the best line kept so far."""
+        if not moves or value <= self._best_value:
             return
         line: list[tuple[Hashable, Term]] = []
-        for move in report.best_line:
+        for move in moves:
             line.append((state, move))
             state = game._next(state, [move])
-        self._best_value = report.best_value
+        self._best_value = value
         self._best_line = line
+
+    def line_from(self, state: Hashable) -> tuple[float, tuple[Term, ...]]:
+        """In a one-role game, the best value (0..1) seen and the moves of its line from
+        ``state``, if the kept line passes it; else (-1, ())."""
+        for k, (s, _) in enumerate(self._best_line):
+            if s == state:
+                return self._best_value, tuple(m for _, m in self._best_line[k:])
+        return -1.0, ()
 
     def _reroot(self, game: Game[Any], state: Hashable, started: float, deadline: float) -> _Node:
         """The root node for ``state``, keeping only what is reachable from it."""

@@ -4,7 +4,9 @@ Why processes: the tree search runs in Python, so threads would take turns on on
 core. Each worker is forked when the match starts (it inherits the game: nothing
 is pickled but states and moves), keeps its own tree from move to move, and
 answers each move with its visit counts at the root; the agent that asked adds
-them to its own. Workers end with the match (:meth:`SearchWorkers.stop`) or with
+them to its own. In a one-role game a worker also sends the best line it has seen
+from the position (a puzzle is won by one line, not by visits): the agent plays the
+best line any search found. Workers end with the match (:meth:`SearchWorkers.stop`) or with
 their parent (:func:`ggpkit.processes.die_with_parent`).
 
 A daemonic process (an arena pool worker, a Ray task's worker process) may not
@@ -18,6 +20,7 @@ import multiprocessing
 import os
 import time
 from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any, Protocol
@@ -30,6 +33,16 @@ from ggpkit.processes import die_with_parent
 Visits = dict[Term, int]
 
 
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A worker's answer: its root visit counts, and in a one-role game the best value
+    (0..1) its search has seen from the position and that line's moves (none: -1)."""
+
+    visits: Visits
+    line_value: float = -1.0
+    line: tuple[Term, ...] = ()
+
+
 class RootSearcher(Protocol):
     """What a worker runs: a search that can report its root visit counts."""
 
@@ -38,6 +51,8 @@ class RootSearcher(Protocol):
     def select(self, game: Game[Any], state: Hashable, role: str, limit: Limit) -> Term: ...
 
     def root_visits(self, role: str) -> Visits: ...
+
+    def line_from(self, state: Hashable) -> tuple[float, tuple[Term, ...]]: ...
 
 
 def can_fork_workers() -> bool:
@@ -80,20 +95,20 @@ class SearchWorkers:
             except (OSError, ValueError):  # a dead worker is simply not heard from
                 continue
 
-    def collect(self, deadline: float) -> list[Visits]:
-        """The workers' root visit counts for the last request, as many as come by ``deadline``."""
-        replies: list[Visits] = []
+    def collect(self, deadline: float) -> list[Reply]:
+        """The workers' replies to the last request, as many as come by ``deadline``."""
+        replies: list[Reply] = []
         for _, conn in self._links:
             while True:
                 left = deadline - time.monotonic()
                 try:
                     if not conn.poll(max(left, 0.0)):
                         break
-                    request, visits = conn.recv()
+                    request, reply = conn.recv()
                 except (EOFError, OSError):
                     break
                 if request == self._request:
-                    replies.append(visits)
+                    replies.append(reply)
                     break
         return replies
 
@@ -123,11 +138,11 @@ def _serve(
         request, state, asked_role, limit = message
         try:
             searcher.select(game, state, asked_role, limit)
-            visits = searcher.root_visits(asked_role)
+            reply = Reply(searcher.root_visits(asked_role), *searcher.line_from(state))
         except Exception:  # a failed search says nothing; the agent that asked goes on
-            visits = {}
+            reply = Reply({})
         try:
-            conn.send((request, visits))
+            conn.send((request, reply))
         except (OSError, ValueError):
             return
 

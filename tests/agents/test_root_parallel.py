@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import multiprocessing as mp
+import random
 import time
 from collections.abc import Callable
 from typing import Any
+
+import pytest
 
 import ggpkit
 from ggpkit.agents.base import Limit
@@ -13,6 +16,8 @@ from ggpkit.agents.mcts import MCTSAgent
 from ggpkit.agents.root_parallel import can_fork_workers, merged_choice
 from ggpkit.agents.specs import make_agent, with_threads
 from ggpkit.gdl.terms import func
+
+from .corpus import GAMES_DIR as GAMES
 
 
 def test_worker_searches_answer_and_end_with_the_match(
@@ -31,10 +36,45 @@ def test_worker_searches_answer_and_end_with_the_match(
     replies = agent._workers.collect(deadline=time.monotonic() + 30)
     assert len(replies) == 2
     legal = set(game.legal_moves(state, "white"))
-    for visits in replies:
-        assert set(visits) == legal and sum(visits.values()) >= 200
+    for reply in replies:
+        assert set(reply.visits) == legal and sum(reply.visits.values()) >= 200
+        assert reply.line == ()  # lines are a one-role game's
     agent.stop()
     assert live_children() == before
+
+
+def test_in_a_puzzle_workers_send_their_best_lines_and_the_agent_keeps_the_best() -> None:
+    """factoringGeorgeForman is solved at once (its latches settle it): a worker's line
+    wins (to where the latches settle the goal); a line kept worse is replaced by it,
+    a better one is not."""
+    path = GAMES / "factoringGeorgeForman.kif"
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    game = ggpkit.load(str(path))
+    (role,) = game.roles
+    agent = make_agent("mcts:threads=2", seed=1)
+    assert isinstance(agent, MCTSAgent) and agent._workers is not None
+    agent.start(game, role)
+    state = game.initial_state()
+    agent._workers.ask(state, role, Limit(time=0.5))
+    (reply,) = agent._workers.collect(deadline=time.monotonic() + 30)
+    assert reply.line_value == 1.0 and reply.line
+    end = state
+    for move in reply.line:
+        end = game.next_state(end, [move])
+    rng = random.Random(1)  # the line may stop where the latches settle the goal
+    last = end
+    while not game.is_terminal(last):
+        last = game.next_state(last, [rng.choice(game.legal_moves(last, role))])
+    assert game.goals(last)[role] == 100
+    agent._keep_line(game, state, 0.5, reply.line[:1])
+    assert agent.line_from(state) == (0.5, reply.line[:1])
+    agent._keep_line(game, state, reply.line_value, reply.line)
+    assert agent.line_from(state) == (1.0, reply.line)
+    agent._keep_line(game, state, 0.7, reply.line[:2])
+    assert agent.line_from(state) == (1.0, reply.line)
+    assert agent.line_from(end) == (-1.0, ())
+    agent.stop()
 
 
 def test_the_merged_choice_adds_every_search_and_keeps_our_move_on_a_tie() -> None:
