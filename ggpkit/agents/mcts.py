@@ -668,10 +668,14 @@ class MCTSAgent(Agent):
     def line_from(self, state: Hashable) -> tuple[float, tuple[Term, ...]]:
         """In a one-role game, the best value (0..1) seen and the moves of its line from
         ``state``, if the kept line passes it; else (-1, ())."""
-        for k, (s, _) in enumerate(self._best_line):
-            if s == state:
-                return self._best_value, tuple(m for _, m in self._best_line[k:])
-        return -1.0, ()
+        k = self._line_index(state)
+        if k is None:
+            return -1.0, ()
+        return self._best_value, tuple(m for _, m in self._best_line[k:])
+
+    def _line_index(self, state: Hashable) -> int | None:
+        """Where the kept best line passes ``state`` (None: it does not)."""
+        return next((k for k, (s, _) in enumerate(self._best_line) if s == state), None)
 
     def _reroot(self, game: Game[Any], state: Hashable, started: float, deadline: float) -> _Node:
         """The root node for ``state``, keeping only what is reachable from it."""
@@ -932,11 +936,11 @@ class MCTSAgent(Agent):
 
     def _line_move(self, state: Hashable) -> Term | None:
         """In a one-player game, the next move of the best line seen, if it passes ``state``."""
-        for k, (s, _) in enumerate(self._best_line):
-            if s == state:
-                self._best_line = self._best_line[k:]
-                return self._best_line[0][1]
-        return None
+        k = self._line_index(state)
+        if k is None:
+            return None
+        self._best_line = self._best_line[k:]
+        return self._best_line[0][1]
 
 
 def _report_choice(report: TreeReport) -> int:

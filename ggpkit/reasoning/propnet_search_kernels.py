@@ -282,7 +282,10 @@ def expand(node, net, work, val, tree, sizes, joint_limit, decide):  # type: ign
     elif decide and _latches_on(work, tree):
         row, one = work[19], work[20]
         copy_into(row[0], tree[0][node])
-        ended = _decided(net, work, row, one[:1], goal.reshape((1, goal.shape[0])))
+        goal[:] = -1
+        _decided(net, work, row, one[:1], goal.reshape((1, goal.shape[0])))
+        if goal[0] >= 0:
+            ended = 1
     return expand_from(node, legal, ended, goal, net[10], tree, sizes, joint_limit)
 
 
@@ -295,13 +298,10 @@ def _latches_on(work, tree):  # type: ignore[no-untyped-def]
 
 @njit(cache=True, nogil=True)
 def _decided(net, work, states, rows, goal):  # type: ignore[no-untyped-def]
-    """Where the latched facts of ``states[rows[j]]`` settle every role's goal, mark
-    row ``j`` ended with those goals in ``goal[j]``: 1 if the last row is, else 0.
-
-    Rows already ended are left as they are (callers pass only open ones or check).
-    """
+    """Where the latched facts of ``states[rows[j]]`` settle every role's goal, write
+    those goals into ``goal[j]`` (other rows are left as they are: callers fill them
+    with -1 first)."""
     out = work[18]
-    ended = 0
     for first in range(0, rows.shape[0], out.shape[0]):
         last = min(rows.shape[0], first + out.shape[0])
         latched_goals64(
@@ -309,14 +309,13 @@ def _decided(net, work, states, rows, goal):  # type: ignore[no-untyped-def]
             work[14], work[15], states, rows[first:last], work[16], work[17], out,
         )  # fmt: skip
         for j in range(first, last):
-            ended = 1
+            settled = True
             for r in range(goal.shape[1]):
                 if out[j - first, r] < 0:
-                    ended = 0
-            if ended:
+                    settled = False
+            if settled:
                 for r in range(goal.shape[1]):
                     goal[j, r] = out[j - first, r]
-    return ended
 
 
 @njit(cache=True, nogil=True)
