@@ -133,6 +133,13 @@ and drew 5-5 on connectFour (0.5 s a move, DEVELOPERS.md)."""
 CALIBRATION_SECONDS = 0.03
 """The search in :meth:`MCTSAgent.start` that times a path of the compiled tree."""
 
+NESTED_DEFAULT = 0.0
+"""Share of a one-role game's move time given to nested Monte Carlo search (0: none,
+until the puzzle benchmark, ``benchmarks/puzzles.py``, decides)."""
+
+DFS_DEFAULT = 0.0
+"""Share of a one-role game's move time given to the depth-first solver first."""
+
 GREEDY_DEFAULT = 0
 """Greedy playouts (a win in one taken, a loss in one avoided) are off unless asked for.
 Their trials cost little where few moves can end a game and much where many can: the
@@ -257,6 +264,8 @@ class MCTSAgent(Agent):
         blunders: int = 1,
         latches: int = 1,
         mobility: float = 0.0,
+        nested: float = NESTED_DEFAULT,
+        dfs: float = DFS_DEFAULT,
     ) -> None:
         self.limit = limit or Limit()
         self.c = c
@@ -320,6 +329,12 @@ class MCTSAgent(Agent):
         self.latches = bool(latches)
         """The compiled tree counts a node whose latched facts settle every role's goal
         as a leaf of that value (see ``TreeSearch.search``)."""
+        self.nested = min(1.0, max(0.0, nested))
+        """In a one-role game, the share of each move's time the compiled tree gives a
+        nested Monte Carlo search, whose best line is kept where it is better (0: none)."""
+        self.dfs = min(1.0, max(0.0, dfs))
+        """In a one-role game, the share of each move's time the compiled tree gives a
+        depth-first solver with a transposition table first (0: none)."""
         self._tree: TreeSearch | None = None
         """The game's compiled tree, where it has one (and ``compiled`` allows it)."""
         self._report: TreeReport | None = None
@@ -340,7 +355,8 @@ class MCTSAgent(Agent):
         most of a second: better here, before the clock runs, than in the first move.
         Then a batch of 64 playouts is timed (see :data:`SLOW_BATCH_SHARE`), and a
         short search times a path of the compiled tree (see
-        :mod:`~ggpkit.agents.batch_split`). Unless given, the heuristics are decided
+        :mod:`~ggpkit.agents.batch_split`); in a one-role game one iteration of the
+        compiled tree loads it and looks for latches. Unless given, the heuristics are decided
         here, by random matches (the goal heuristic, else the material heuristic, else
         the mobility heuristic: :mod:`~ggpkit.agents.goal_heuristic`,
         :mod:`~ggpkit.agents.material_heuristic`, :mod:`~ggpkit.agents.mobility_heuristic`;
@@ -352,6 +368,8 @@ class MCTSAgent(Agent):
         if self._compiled:
             self._batch_seconds, self._playout_seconds = time_playouts(game, game.initial_state())
             self._calibrate(game, role)
+        elif self._tree is not None and not game.is_terminal(game.initial_state()):
+            self._search_tree(self._tree, game, game.initial_state(), role, None, 1)
         if self._hint is not None:
             self._hint.solve(game, game.initial_state(), role)
         if self._workers is not None:
@@ -408,7 +426,8 @@ class MCTSAgent(Agent):
             paths=self.paths_option, goals=self.goals_option, material=self.material_option,
             greedy=int(self.greedy), wins=int(self.wins), minimax=self.minimax,
             blunders=int(self.blunders), latches=int(self.latches),
-            mobility=self.mobility_option,
+            mobility=self.mobility_option, nested=self.nested,
+            dfs=self.dfs,
         )  # fmt: skip
 
     def root_visits(self, role: str) -> dict[Term, int]:
@@ -577,19 +596,19 @@ class MCTSAgent(Agent):
         self.last_iterations = report.iterations
         self.last_playouts = round(report.playouts)
         legal = game.legal_moves(state, role)
-        if len(legal) == 1 or report.mover != role or not report.moves:
-            return legal[0]
-        if set(report.moves) != set(legal):  # never play from another position's statistics
-            raise GameError(f"{game.name}: the compiled tree's root is not the state searched")
         workers = self._workers
-        if len(game.roles) == 1:
-            self._keep_line(game, state, report.best_value, report.best_line)
+        if len(game.roles) == 1 and len(legal) > 1:  # the best line, even where the tree
+            self._keep_line(game, state, report.best_value, report.best_line)  # had no time
             if workers is not None:  # a worker's line may be better
                 for reply in workers.collect(time.monotonic() + COLLECT_SECONDS):
                     self._keep_line(game, state, reply.line_value, reply.line)
             line_move = self._line_move(state)
             if line_move is not None:
                 return line_move
+        if len(legal) == 1 or report.mover != role or not report.moves:
+            return legal[0]
+        if set(report.moves) != set(legal):  # never play from another position's statistics
+            raise GameError(f"{game.name}: the compiled tree's root is not the state searched")
         choice = report.moves[_report_choice(report)]
         if workers is None or report.proven is not None:
             return choice
@@ -641,6 +660,8 @@ class MCTSAgent(Agent):
             blunders=self.blunders,
             latches=self.latches,
             mobility=self.by_mobility,
+            nested=self.nested,
+            dfs=self.dfs,
         )
         if batched and self.paths_option is None and report.greedy:
             self.paths = LANES  # a greedy playout costs more than the timed ones: not a path

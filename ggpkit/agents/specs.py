@@ -106,6 +106,8 @@ AGENTS: dict[str, _Kind] = {
             "blunders": _zero_or_one,
             "latches": _zero_or_one,
             "mobility": _share,
+            "nested": _share,
+            "dfs": _share,
         },
         "UCT Monte Carlo tree search (time s, playouts per move, exploration c: 0.4 "
         "where paths share a batch, else 1.4, "
@@ -138,7 +140,10 @@ AGENTS: dict[str, _Kind] = {
         "the goal and material heuristics are off and random matches show it foretells "
         "the results, a new leaf in the compiled tree on a propnet is worth that share "
         "of each role's share of the roles' legal moves (default 0: off; 0.3 was "
-        "measured))",
+        "measured), nested=S: in a one-role game on a propnet, that share (0..1) of each "
+        "move's time goes to a nested Monte Carlo search, whose best line is played where "
+        "it beats the tree's (default 0), dfs=S: likewise, that share goes first to a "
+        "depth-first solver with a transposition table kept for the match (default 0))",
     ),
     "alphabeta": _Kind(
         "ggpkit.agents.alphabeta:AlphaBetaAgent",

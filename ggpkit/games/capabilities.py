@@ -149,6 +149,8 @@ class TreeSearch(Protocol):
         blunders: bool = True,
         latches: bool = True,
         mobility: bool = False,
+        nested: float = 0.0,
+        dfs: float = 0.0,
     ) -> TreeReport:
         """Search ``state`` within the limits (UCB constant ``c``, ``leaf`` playouts per leaf;
         ``mast``: playouts choose moves by MAST, one playout per leaf; ``grave`` > 0:
@@ -171,7 +173,11 @@ class TreeSearch(Protocol):
         goal is a leaf of that value, in trees that find latches; ``mobility``, with
         ``goals`` and paths: the goals a leaf is worth are each role's share of all roles' legal
         moves, in the leaf or, for a role without a choice there, in its parent, in
-        trees that know each role's moves). Where several
+        trees that know each role's moves; ``nested`` > 0, in a one-role game searched
+        for ``seconds``: that share of them goes to a nested Monte Carlo search, whose
+        best line is reported where it beats the tree's, in trees that have one; ``dfs`` > 0,
+        likewise: that share goes first to a depth-first search with a transposition
+        table, kept for the match, which solves small puzzles outright). Where several
         roles choose in ``state``, the report is ``role``'s (decoupled statistics: each
         role its own).
 

@@ -8,6 +8,7 @@ the network's bits and the network's move indices back into terms.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -23,6 +24,9 @@ from ggpkit.reasoning.propnet_search import PropnetTreeSearch
 
 if TYPE_CHECKING:
     from ggpkit.reasoning.fast import PropnetReasoner
+
+NESTED_SEED = 0x5EED_0F_4E57
+"""Mixed into the nested search's seed, so that its random stream is not the tree's."""
 
 
 class PropnetTree:
@@ -54,6 +58,8 @@ class PropnetTree:
         blunders: bool = True,
         latches: bool = True,
         mobility: bool = False,
+        nested: float = 0.0,
+        dfs: float = 0.0,
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch`."""
         if not isinstance(state, bytes):
@@ -62,7 +68,10 @@ class PropnetTree:
         net = self.reasoner.net
         roles = net.roles
         index = -1 if role is None else roles.index(role)
+        lines: list[tuple[float, tuple[int, ...]]] = []
         try:
+            if len(roles) == 1 and seconds is not None and seconds > 0:
+                seconds, lines = self._puzzle_lines(bits, seconds, seed, nested, dfs, latches)
             found = self.tree.search(
                 bits, seconds, iterations, c, leaf, seed, mast=mast, grave=grave, paths=paths,
                 goals=goals, role=index, material=self._masks(material), greedy=greedy,
@@ -71,6 +80,7 @@ class PropnetTree:
             )  # fmt: skip
         except ReasonerError as e:
             raise GameError(f"{self.name}: {e}") from None
+        best_value, best_line = max([(found.best_value, found.best_line), *lines], key=_value)
         return TreeReport(
             mover=roles[found.mover],
             moves=tuple(net.moves[found.mover][i] for i in found.moves),
@@ -80,10 +90,37 @@ class PropnetTree:
             proven=None if found.proven is None else dict(zip(roles, found.proven, strict=True)),
             iterations=found.iterations,
             playouts=found.playouts,
-            best_line=tuple(net.moves[0][i] for i in found.best_line),
-            best_value=found.best_value,
+            best_line=tuple(net.moves[0][i] for i in best_line),
+            best_value=best_value,
             greedy=greedy,
         )
+
+    def _puzzle_lines(
+        self,
+        bits: npt.NDArray[np.uint8],
+        seconds: float,
+        seed: int,
+        nested: float,
+        dfs: float,
+        latches: bool,
+    ) -> tuple[float, list[tuple[float, tuple[int, ...]]]]:
+        """The lines (value, role 0's move indices) that the depth-first solver and the
+        nested search find in their shares of ``seconds``, and the seconds left for the
+        tree: what is left of them, at least a fiftieth (a twentieth once the solver knows
+        the state's value)."""
+        start = int(self.reasoner.net.move_start[0])
+        end = time.perf_counter() + seconds
+        lines = []
+        if dfs > 0:
+            solved = self.tree.solve(bits, dfs * seconds, latches)
+            lines.append((solved.value, tuple(k - start for k in solved.line)))
+            if solved.exact and solved.line:
+                return seconds / 20, lines
+        if nested > 0:
+            left = end - time.perf_counter()
+            found = self.tree.nested(bits, min(left, nested * seconds), seed ^ NESTED_SEED)
+            lines.append((found.value, tuple(k - start for k in found.line)))
+        return max(seconds / 50, end - time.perf_counter()), lines
 
     def _masks(self, material: tuple[frozenset[Term], ...]) -> npt.NDArray[np.uint8]:
         """Per role, its pieces as flags over the network's state bits (kept per match)."""
@@ -93,6 +130,10 @@ class PropnetTree:
             masks = np.array(rows, dtype=np.uint8).reshape(len(material), len(base))
             self._material = (material, masks)
         return self._material[1]
+
+
+def _value(line: tuple[float, tuple[int, ...]]) -> float:
+    return line[0]
 
 
 @dataclass(frozen=True, slots=True)

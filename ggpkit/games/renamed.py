@@ -268,6 +268,8 @@ class _RenamedTree:
         blunders: bool = True,
         latches: bool = True,
         mobility: bool = False,
+        nested: float = 0.0,
+        dfs: float = 0.0,
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch`, in the renamed game's names."""
         g = self.game
@@ -278,7 +280,7 @@ class _RenamedTree:
             own_material = tuple(frozenset(map(g._own, facts)) for _, facts in by_inner)
         own = self.tree.search(
             state, seconds, iterations, c, leaf, seed, mast, grave, paths, goals, inner_role,
-            own_material, greedy, wins, minimax, blunders, latches, mobility,
+            own_material, greedy, wins, minimax, blunders, latches, mobility, nested, dfs,
         )  # fmt: skip
         moves = g._named(state, lambda: tuple(g._seen(m) for m in own.moves))
         line = g._named(state, lambda: tuple(g._seen(m) for m in own.best_line))

@@ -36,7 +36,7 @@ def warm_up_kernels(progress: Callable[[str], None] = lambda name: None) -> list
     clock must never pay for that. This runs each registered game on its own engine
     and on its GDL twin (the propnet, whose network is built in a child that compiles
     the build's graph passes too): every per-state call, both playout kernels and the
-    compiled MCTS tree.
+    compiled MCTS tree (with a puzzle's searches).
     ``progress`` hears the name of each game before it starts.
     """
     from ggpkit.games.registry import games, load
@@ -65,5 +65,8 @@ def warm_up_kernels(progress: Callable[[str], None] = lambda name: None) -> list
                     game.initial_state(), None, 20, 1.4, 1, 0, paths=8, goals=0.5,
                     material=tuple(facts for _ in game.roles),
                 )  # fmt: skip
+                if len(game.roles) == 1:  # and a puzzle's solver and nested search
+                    tree = caps.tree_search(1000)
+                    tree.search(game.initial_state(), 0.05, None, 1.4, 1, 0, nested=0.5, dfs=0.5)
             done.append(f"{name} ({engine})")
     return done

@@ -19,12 +19,17 @@ import numpy.typing as npt
 from ggpkit.reasoning import propnet_search_kernels as sk
 from ggpkit.reasoning import tree_kernels as tk
 from ggpkit.reasoning.array_tree import MAX_DEPTH, ArrayTree
+from ggpkit.reasoning.depth_first import DepthFirstSolver, SolverResult
 from ggpkit.reasoning.latches import Latches, goal_latches
+from ggpkit.reasoning.nested_search import NestedResult, NestedSearch
 from ggpkit.reasoning.propnet import Propnet
 from ggpkit.reasoning.propnet_kernels import watch_log
 
 LINE_LENGTH = 100_000
 """Moves a one-role game's best line can hold (the playouts' step limit)."""
+
+SOLVER_MEMORY = 256 << 20
+"""Bytes of the depth-first solver's table (a slot: the state's bits and 25 more)."""
 
 MAST_MOVES = 100_000
 """Moves of one playout MAST credits at its end (the rest of a longer playout is not)."""
@@ -64,6 +69,42 @@ class PropnetTreeSearch(ArrayTree):
         batched playouts, kept for the whole match): what greedy playouts and the wins
         in one at new nodes try."""
         self._prepared = False
+        self._nested: NestedSearch | None = None
+        self._solver: DepthFirstSolver | None = None
+
+    def nested(self, bits: npt.NDArray[np.uint8], seconds: float, seed: int) -> NestedResult:
+        """A nested Monte Carlo search of a one-role game from ``bits`` for ``seconds``
+        (:mod:`~ggpkit.reasoning.nested_search`), on this tree's propagation state."""
+        self._prepare(bits)
+        if self._nested is None:
+            nmoves = int(self.net.move_start[1] - self.net.move_start[0])
+            self._nested = NestedSearch(self._arrays, len(self.net.base), nmoves, LINE_LENGTH - 1)
+        return self._nested.search(bits, seconds, seed, self._work, self._val)
+
+    def solve(
+        self, bits: npt.NDArray[np.uint8], seconds: float, latches: bool = True
+    ) -> SolverResult:
+        """A depth-first search of a one-role game from ``bits`` for about ``seconds``
+        (:mod:`~ggpkit.reasoning.depth_first`; its table is kept for the match), which
+        with ``latches`` values a state its latched facts decide at once."""
+        self._prepare(bits)
+        if latches and not self._latches_looked:
+            self._look_for_latches()
+        if self._solver is None:
+            net = self.net
+            top = int(net.goal_values[net.goal_start[0] : net.goal_start[1]].max(initial=0))
+            nmoves = int(net.move_start[1] - net.move_start[0])
+            self._solver = DepthFirstSolver(
+                self._arrays, len(net.base), nmoves, top / 100, SOLVER_MEMORY
+            )
+        latched = latches and self.latches is not None
+        return self._solver.search(bits, seconds, self._work, self._val, latched=latched)
+
+    def _prepare(self, bits: npt.NDArray[np.generic]) -> None:
+        """Make the propagation state consistent, once (any state will do)."""
+        if not self._prepared:
+            sk.prepare(self._arrays, self._work, bits, self._val)
+            self._prepared = True
 
     def _iterate(
         self,
@@ -92,9 +133,7 @@ class PropnetTreeSearch(ArrayTree):
 
     def _set_root(self, bits: npt.NDArray[np.generic]) -> None:
         super()._set_root(bits)
-        if not self._prepared:
-            sk.prepare(self._arrays, self._work, bits, self._val)
-            self._prepared = True
+        self._prepare(bits)
 
     def _run(
         self,

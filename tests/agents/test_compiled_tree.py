@@ -258,13 +258,15 @@ def test_greedy_as_given_is_kept(greedy: int) -> None:
         ("blunders", "1", True),
         ("latches", "0", False),
         ("latches", "1", True),
+        ("nested", "0.5", 0.5),
+        ("dfs", "0.25", 0.25),
     ],
 )
 def test_tree_options_as_given_reach_the_tree(
     option: str, given: str, searched: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``mcts:wins``, ``mcts:minimax``, ``mcts:blunders`` and ``mcts:latches`` from a
-    spec reach every search of the compiled tree."""
+    """``mcts:wins``, ``mcts:minimax``, ``mcts:blunders``, ``mcts:latches``,
+    ``mcts:nested`` and ``mcts:dfs`` from a spec reach every search of the compiled tree."""
     game = public("connectFour")
     agent = make_agent(f"mcts:{option}={given}", seed=1)
     assert isinstance(agent, MCTSAgent)
