@@ -72,6 +72,8 @@ class PropnetTree:
         try:
             if len(roles) == 1 and seconds is not None and seconds > 0:
                 seconds, lines = self._puzzle_lines(bits, seconds, seed, nested, dfs, latches)
+            elif len(roles) == 1 and dfs > 0:  # a search by iterations: load the solver
+                self.tree.solve(bits, 0.0, latches)  # (its kernels, its latches) for later
             found = self.tree.search(
                 bits, seconds, iterations, c, leaf, seed, mast=mast, grave=grave, paths=paths,
                 goals=goals, role=index, material=self._masks(material), greedy=greedy,

@@ -46,6 +46,10 @@ NO_VALUE = -1.0
 
 SOLVED, OUT_OF_BUDGET, TABLE_FULL, STACK_FULL = 0, 1, 2, 3
 
+LATCH_TRIAL = 4096
+"""States checked for settled goals before the checks stop where none was settled:
+a check costs a pass over the network, and a game's latches may never settle a goal."""
+
 
 @njit(cache=True, nogil=True)
 def _hash(row):  # type: ignore[no-untyped-def]
@@ -99,7 +103,9 @@ def solve(  # type: ignore[no-untyped-def]
     reaching it). ``sizes[1]`` is set to 1 once a cycle was met; ``sizes[2]`` counts the
     states valued, and ``done`` keeps each one's rank in that count. With ``latched``
     (the network's latches in ``work``), a new state whose latched facts settle its
-    goal is valued so without a look further. Returns a status.
+    goal is valued so without a look further; ``sizes[3]`` and ``sizes[4]`` count the
+    states checked so and those settled, and after :data:`LATCH_TRIAL` checks that
+    settled none the checks stop. Returns a status.
     ``frames`` is the path: per level its slot, first move, move count, next move and
     best value so far; ``moves`` holds the levels' legal moves end to end."""
     capacity = keys.shape[0] // 2
@@ -162,11 +168,13 @@ def solve(  # type: ignore[no-untyped-def]
             if values[c] >= 0:
                 frames[depth, 4] = max(frames[depth, 4], round(values[c] * 1000.0))
             continue
-        if latched:
+        if latched and (sizes[3] < LATCH_TRIAL or sizes[4] > 0):
+            sizes[3] += 1
             one[0] = c
             settled[0, 0] = -1
             _decided(net, work, rows, one, settled)
             if settled[0, 0] >= 0:  # every line from here ends with this goal
+                sizes[4] += 1
                 values[c] = settled[0, 0] / 100.0
                 _finish(c, done, sizes)
                 frames[depth, 4] = max(frames[depth, 4], settled[0, 0] * 10)
@@ -251,7 +259,7 @@ class DepthFirstSolver:
         self._used = np.zeros(capacity, dtype=np.bool_)
         self._values = np.full(capacity, UNSEEN, dtype=np.float64)
         self._done = np.zeros(capacity, dtype=np.int64)
-        self._sizes = np.zeros(3, dtype=np.int64)
+        self._sizes = np.zeros(5, dtype=np.int64)
         self._frames = np.zeros((100_000, 5), dtype=np.int64)
         self._moves = np.zeros(max(1 << 20, 4 * nmoves), dtype=np.int64)
         self._tmp = np.zeros(nb, dtype=np.uint8)

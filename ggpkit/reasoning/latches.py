@@ -63,9 +63,11 @@ assumed true and again false): about a second (shogi_ctk's 5,299 facts: 0.28 s).
 Bigger networks go without (it is an aid, not a need)."""
 
 
-def goal_latches(net: Propnet) -> Latches | None:
+def goal_latches(net: Propnet, alone: bool = True) -> Latches | None:
     """``net``'s latches where some latch forces a goal literal, else None (also where
-    the network is too big to analyse within :data:`MAX_GATE_PASSES`).
+    the network is too big to analyse within :data:`MAX_GATE_PASSES`); with ``alone``
+    False, wherever it has latches at all (several may settle a goal together: a
+    search that gives up the checks where they settle nothing can afford to try).
 
     Why this gate: the per-state check costs every new node of a search, and where no
     single latch bounds a goal, the latches of a state seldom settle one together
@@ -77,7 +79,9 @@ def goal_latches(net: Propnet) -> Latches | None:
     if passes * len(net.inputs) > MAX_GATE_PASSES:
         return None
     latches = find_latches(net)
-    return latches if latches.goal_latches > 0 else None
+    if alone:
+        return latches if latches.goal_latches > 0 else None
+    return latches if latches.positive.any() or latches.negative.any() else None
 
 
 def find_latches(net: Propnet) -> Latches:

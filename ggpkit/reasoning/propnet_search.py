@@ -71,6 +71,10 @@ class PropnetTreeSearch(ArrayTree):
         self._prepared = False
         self._nested: NestedSearch | None = None
         self._solver: DepthFirstSolver | None = None
+        self._solver_work: tuple[object, ...] | None = None
+        """The solver's view of the work arrays: with every latch the network has, where
+        it has some (the tree reads latches only where one alone forces a goal)."""
+        self._solver_latched = False
 
     def nested(self, bits: npt.NDArray[np.uint8], seconds: float, seed: int) -> NestedResult:
         """A nested Monte Carlo search of a one-role game from ``bits`` for ``seconds``
@@ -85,11 +89,18 @@ class PropnetTreeSearch(ArrayTree):
         self, bits: npt.NDArray[np.uint8], seconds: float, latches: bool = True
     ) -> SolverResult:
         """A depth-first search of a one-role game from ``bits`` for about ``seconds``
-        (:mod:`~ggpkit.reasoning.depth_first`; its table is kept for the match), which
-        with ``latches`` values a state its latched facts decide at once."""
+        (:mod:`~ggpkit.reasoning.depth_first`; its table is kept for the match). With
+        ``latches`` it values a state that its latched facts decide at once: it looks
+        for the network's latches at its first call and takes them all, not only where
+        one alone forces a goal as the tree does (it stops checking where the checks
+        settle nothing)."""
         self._prepare(bits)
-        if latches and not self._latches_looked:
-            self._look_for_latches()
+        if self._solver_work is None:
+            found = goal_latches(self.net, alone=False) if latches else None
+            self._solver_latched = found is not None
+            self._solver_work = self._work
+            if found is not None:
+                self._solver_work = with_latches(self._work, self.net, found)
         if self._solver is None:
             net = self.net
             top = int(net.goal_values[net.goal_start[0] : net.goal_start[1]].max(initial=0))
@@ -97,8 +108,8 @@ class PropnetTreeSearch(ArrayTree):
             self._solver = DepthFirstSolver(
                 self._arrays, len(net.base), nmoves, top / 100, SOLVER_MEMORY
             )
-        latched = latches and self.latches is not None
-        return self._solver.search(bits, seconds, self._work, self._val, latched=latched)
+        work, latched = self._solver_work, self._solver_latched
+        return self._solver.search(bits, seconds, work, self._val, latched=latched)
 
     def _prepare(self, bits: npt.NDArray[np.generic]) -> None:
         """Make the propagation state consistent, once (any state will do)."""
