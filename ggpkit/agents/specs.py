@@ -143,7 +143,8 @@ AGENTS: dict[str, _Kind] = {
         "measured), nested=S: in a one-role game on a propnet, that share (0..1) of each "
         "move's time goes to a nested Monte Carlo search, whose best line is played where "
         "it beats the tree's (default 0), dfs=S: likewise, that share goes first to a "
-        "depth-first solver with a transposition table kept for the match (default 0))",
+        "depth-first solver with a transposition table kept for the match (default 0.5; "
+        "0: off))",
     ),
     "alphabeta": _Kind(
         "ggpkit.agents.alphabeta:AlphaBetaAgent",

@@ -46,6 +46,13 @@ NO_VALUE = -1.0
 
 SOLVED, OUT_OF_BUDGET, TABLE_FULL, STACK_FULL = 0, 1, 2, 3
 
+FIRST_STATES = 64
+"""New states of a first call, which times them (a state of a big network costs a
+millisecond or more: the first call must not eat a play clock)."""
+
+CALL_SECONDS = 0.05
+"""What a later call aims to take: the deadline is read between calls only."""
+
 LATCH_TRIAL = 4096
 """States checked for settled goals before the checks stop where none was settled:
 a check costs a pass over the network, and a game's latches may never settle a goal."""
@@ -282,7 +289,8 @@ class DepthFirstSolver:
         deadline = time.perf_counter() + seconds
         status = OUT_OF_BUDGET
         while not self._full:  # one call at least, then while time is left
-            states = budget or (256 if self._rate <= 0 else max(64, int(self._rate * 0.05)))
+            rate = self._rate
+            states = budget or (FIRST_STATES if rate <= 0 else max(16, int(rate * CALL_SECONDS)))
             began, before = time.perf_counter(), int(self._sizes[0])
             status = int(solve(
                 self._net, work, val, bits, self._top, states, self._keys, self._rows,

@@ -30,8 +30,9 @@ from ggpkit.reasoning.tree_kernels import STOP_DONE
 MAX_LEVEL = 4
 """The highest level tried: a level costs about (moves x plies) / 2 times the one below."""
 
-FIRST_BUDGET = 64
-"""Playouts of the first level-1 call, which times the game's playouts."""
+FIRST_BUDGET = 8
+"""Playouts of the first level-1 call, which times the game's playouts (a long game's
+playout can take milliseconds: the first call must not eat a play clock)."""
 
 
 @njit(cache=True, nogil=True, inline="always")

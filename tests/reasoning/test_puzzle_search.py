@@ -257,7 +257,7 @@ def test_the_agent_plays_the_solvers_line() -> None:
     if not path.is_file():
         pytest.skip(f"{path} is absent")
     game = ggpkit.load(str(path))
-    record = play_match(game, ["mcts:time=0.5,dfs=0.5"], 0, 1, Limit())
+    record = play_match(game, ["mcts:time=2,dfs=0.5"], 0, 1, Limit())
     assert record.goals == {"player": 100}
 
 
