@@ -85,8 +85,8 @@ Why these choices:
   transposition table is kept for the match (:mod:`~ggpkit.reasoning.depth_first`:
   small puzzles are solved outright, hanoi in 2,700 states), and ``nested=S`` (default
   0) to nested Monte Carlo search (:mod:`~ggpkit.reasoning.nested_search`); the best
-  line any of them found is kept and played. A line worth nothing is not kept (see
-  :data:`WORTHLESS_LINE`).
+  line any of them found is kept and played (the solver's only where it is worth
+  something or exact: see :mod:`~ggpkit.games.gdl_tree`).
 * **Puzzles with a hint.** In a one-role game that declares a ``hint`` (a solver that
   answers while a person waits, such as peg's), the agent plays the hint's move: an
   exact best move beats any sample. The hint solves the start once in :meth:`start`,
@@ -145,12 +145,6 @@ NESTED_DEFAULT = 0.0
 47 puzzles the tree alone did not solve at 0.5 s a move, ``nested=0.5`` solved 1 (peg)
 and was better on 8, worse on 3 (duplicateStateMedium 88 to 44); with the solver
 (``dfs=0.4,nested=0.3``) it did no better than the solver alone."""
-
-WORTHLESS_LINE = 0.0
-"""In a one-role game a line is kept (and played) only when worth more than this: one
-that scores nothing is no better than any move, and playing it would overrule the tree,
-whose proofs steer clear of lost positions (futoshiki4, 0.5 s a move: solved in 4 of 4
-matches by the tree, 1 of 4 while a nought line found by the solver was played)."""
 
 DFS_DEFAULT = 0.5
 """Share of a one-role game's move time given to the depth-first solver first. On the
@@ -297,7 +291,7 @@ class MCTSAgent(Agent):
         self._game: Game[Any] | None = None
         self._nodes: dict[Hashable, _Node] = {}
         self._root: _Node | None = None
-        self._best_value = WORTHLESS_LINE
+        self._best_value = -1.0
         self._best_line: list[tuple[Hashable, Term]] = []
         self._compiled = False
         self._batch_seconds = 0.0
@@ -493,7 +487,7 @@ class MCTSAgent(Agent):
         self._nodes = {}
         self._root = None
         self._best_line = []
-        self._best_value = WORTHLESS_LINE
+        self._best_value = -1.0
 
     def _reset(self, game: Game[Any]) -> None:
         self._forget()
