@@ -375,15 +375,16 @@ class MCTSAgent(Agent):
         seeded, so root-parallel workers agree).
         """
         self._reset(game)
+        state = game.initial_state()
         if self._tree is not None and len(game.roles) > 1:
             self._decide_heuristics(game)
         if self._compiled:
-            self._batch_seconds, self._playout_seconds = time_playouts(game, game.initial_state())
+            self._batch_seconds, self._playout_seconds = time_playouts(game, state)
             self._calibrate(game, role)
-        elif self._tree is not None and not game.is_terminal(game.initial_state()):
-            self._search_tree(self._tree, game, game.initial_state(), role, None, 1)
+        elif self._tree is not None and len(game.roles) == 1 and not game.is_terminal(state):
+            self._search_tree(self._tree, game, state, role, None, 1)
         if self._hint is not None:
-            self._hint.solve(game, game.initial_state(), role)
+            self._hint.solve(game, state, role)
         if self._workers is not None:
             self._workers.start(game, role)
 

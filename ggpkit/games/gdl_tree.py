@@ -72,8 +72,8 @@ class PropnetTree:
         try:
             if len(roles) == 1 and seconds is not None and seconds > 0:
                 seconds, lines = self._puzzle_lines(bits, seconds, seed, nested, dfs, latches)
-            elif len(roles) == 1 and dfs > 0:  # a search by iterations: load the solver
-                self.tree.solve(bits, 0.0, latches)  # (its kernels, its latches) for later
+            elif len(roles) == 1:  # a search by iterations: load the puzzle searches
+                self._load_puzzle_searches(bits, seed, nested, dfs, latches)
             found = self.tree.search(
                 bits, seconds, iterations, c, leaf, seed, mast=mast, grave=grave, paths=paths,
                 goals=goals, role=index, material=self._masks(material), greedy=greedy,
@@ -96,6 +96,17 @@ class PropnetTree:
             best_value=best_value,
             greedy=greedy,
         )
+
+    def _load_puzzle_searches(
+        self, bits: npt.NDArray[np.uint8], seed: int, nested: float, dfs: float, latches: bool
+    ) -> None:
+        """Compile (or load) the kernels of the puzzle searches asked for, and find the
+        solver's latches, with searches of no time: the agent's start does this, so
+        that no move pays for it."""
+        if dfs > 0:
+            self.tree.solve(bits, 0.0, latches)
+        if nested > 0:
+            self.tree.nested(bits, 0.0, seed)
 
     def _puzzle_lines(
         self,

@@ -177,7 +177,7 @@ class NestedSearch:
         self._playouts = 0
         level = 1
         best_level = 0
-        while time.perf_counter() < self._deadline and self._best[0] < 1.0:
+        while True:  # one call at least (a search of no time loads the kernels)
             began, before = time.perf_counter(), self._playouts
             self._nested(level, bits, 0)
             best_level = max(best_level, level)
@@ -188,6 +188,8 @@ class NestedSearch:
                 depth = max(1, int(self._best[1]))
                 if took * branching * depth / 2 < left:
                     level += 1
+            if left <= 0 or self._best[0] >= 1.0:
+                break
         length = int(self._best[1])
         line = tuple(int(k) for k in self._best_line[:length])
         return NestedResult(float(self._best[0]), line, self._playouts, best_level)

@@ -15,10 +15,20 @@ import numpy as np
 import pytest
 
 from ggpkit.gdl.kif import parse_rules
+from ggpkit.reasoning import grounding
 from ggpkit.reasoning.fast import PropnetReasoner
 from ggpkit.reasoning.latches import Latches, decided_goals, find_latches, goal_latches
 
 from .test_propnet import _corpus
+
+
+@pytest.fixture(autouse=True)
+def _patient_estimate(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The grounding estimate's CPU limit guards against untrusted rules; here it only
+    refused a known corpus game (battle) once, on a loaded machine with a cold numba
+    cache (a clean clone's first run)."""
+    monkeypatch.setattr(grounding, "ESTIMATE_CPU_SECONDS", 30.0)
+
 
 CLAIM = """
 (role red) (role blue)

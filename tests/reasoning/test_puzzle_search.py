@@ -234,6 +234,7 @@ def test_nested_search_finds_the_best_line_of_a_small_puzzle(rules: str) -> None
     game = load_kif_text(rules, reasoner="propnet")
     search = search_of(game)
     start = game.initial_state()
+    search.nested(game.reasoner.bits(start), 0.0, 1)  # kernels compiled (a cold cache)
     found = search.nested(game.reasoner.bits(start), 2.0, 3)
     assert found.value == 1.0
     assert replay(game, start, found.line) == 1.0
