@@ -36,6 +36,7 @@ from numba import njit
 
 from ggpkit.reasoning.nested_search import child, legal_moves
 from ggpkit.reasoning.propnet_search_kernels import _decided, goals, load
+from ggpkit.reasoning.tree_kernels import row_hash
 
 OPEN = -2.0
 """A table value: the search is under this state now."""
@@ -59,18 +60,10 @@ a check costs a pass over the network, and a game's latches may never settle a g
 
 
 @njit(cache=True, nogil=True)
-def _hash(row):  # type: ignore[no-untyped-def]
-    h = np.uint64(14695981039346656037)
-    for i in range(row.shape[0]):
-        h = (h ^ np.uint64(row[i])) * np.uint64(1099511628211)
-    return h
-
-
-@njit(cache=True, nogil=True)
 def find(row, keys, rows, used):  # type: ignore[no-untyped-def]
     """The slot of state ``row`` in the table, or -1 - (the free slot it would take)."""
     mask = np.uint64(keys.shape[0] - 1)
-    h = _hash(row)
+    h = row_hash(row)
     s = np.int64(h & mask)
     while used[s]:
         if keys[s] == h and np.array_equal(rows[s], row):
@@ -81,7 +74,7 @@ def find(row, keys, rows, used):  # type: ignore[no-untyped-def]
 
 @njit(cache=True, nogil=True)
 def _insert(row, free, keys, rows, used, values, sizes):  # type: ignore[no-untyped-def]
-    keys[free] = _hash(row)
+    keys[free] = row_hash(row)
     rows[free] = row
     used[free] = True
     values[free] = UNSEEN

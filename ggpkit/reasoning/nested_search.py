@@ -23,8 +23,8 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from ggpkit.reasoning.propnet_kernels import rand_below
-from ggpkit.reasoning.propnet_search_kernels import load, random_playout, step
+from ggpkit.reasoning.propnet_kernels import seed_stream
+from ggpkit.reasoning.propnet_search_kernels import _lit, load, random_playout, step
 from ggpkit.reasoning.tree_kernels import STOP_DONE
 
 MAX_LEVEL = 4
@@ -33,11 +33,6 @@ MAX_LEVEL = 4
 FIRST_BUDGET = 8
 """Playouts of the first level-1 call, which times the game's playouts (a long game's
 playout can take milliseconds: the first call must not eat a play clock)."""
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _lit(x, val):  # type: ignore[no-untyped-def]
-    return val[x >> 1] ^ (x & 1)
 
 
 @njit(cache=True, nogil=True)
@@ -118,14 +113,6 @@ def level_one(  # type: ignore[no-untyped-def]
     return rng, used, own, own_len
 
 
-@njit(cache=True, nogil=True)
-def seed_rng(seed):  # type: ignore[no-untyped-def]
-    """A generator state for the kernels from a 63-bit seed."""
-    rng = np.uint64(seed) | np.uint64(1)
-    rng, _ = rand_below(rng, 2)
-    return rng
-
-
 @dataclass
 class NestedResult:
     """The best line a nested search found: its value (0..1, -1 if none ended) and its
@@ -172,7 +159,7 @@ class NestedSearch:
         state (:func:`~ggpkit.reasoning.propnet_search_kernels.prepare`)."""
         self._deadline = time.perf_counter() + seconds
         self._work, self._val = work, val
-        self._rng = np.uint64(seed_rng(seed))
+        self._rng = np.uint64(seed_stream(seed, 0))
         self._best[:] = (-1.0, 0.0)
         self._playouts = 0
         level = 1
