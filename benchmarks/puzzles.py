@@ -47,11 +47,12 @@ def puzzles(names: list[str] | None) -> list[Path]:
     return [p for p in sorted(GAMES.glob("*.kif")) if len(ROLE.findall(p.read_text())) == 1]
 
 
-def play(path: Path, spec: str, args: argparse.Namespace, core: int) -> Run:
-    """One spec on one game in a fresh ``ggpkit arena`` pinned to ``core``."""
+def play(path: Path, spec: str, args: argparse.Namespace, core: str) -> Run:
+    """One spec on one game in a fresh ``ggpkit arena`` pinned to ``core`` (a taskset
+    core list)."""
     agent = f"{spec}{',' if ':' in spec else ':'}time={args.time}"
     command = [
-        "taskset", "-c", str(core), sys.executable, "-m", "ggpkit", "arena", str(path), agent,
+        "taskset", "-c", core, sys.executable, "-m", "ggpkit", "arena", str(path), agent,
         "-n", str(args.matches), "--seed", str(args.seed), "--jobs", "1", "--no-store", "--json",
     ]  # fmt: skip
     start = time.monotonic()
@@ -94,14 +95,19 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=1, help="Matches per game and spec.")
     parser.add_argument("--seed", type=int, default=1, help="Seed of every arena run.")
     parser.add_argument("--timeout", type=float, default=300, help="Seconds per game and spec.")
-    parser.add_argument("--cores", default="0,1", help="Cores to pin runs to (one run each).")
+    parser.add_argument(
+        "--cores",
+        default="0,1",
+        help="Comma-separated slots, one run each, as taskset -c takes them: 0,1 runs two "
+        "one-core runs at a time; 0-1 runs one at a time on both (for mcts:threads=2).",
+    )
     parser.add_argument("--out", type=Path, help="Also write the runs as JSON here.")
     args = parser.parse_args()
     if not GAMES.is_dir():
         raise SystemExit(f"no corpus at {GAMES}")
     specs = args.spec or ["mcts"]
     paths = puzzles(args.games.split(",") if args.games else None)
-    cores = [int(c) for c in args.cores.split(",")]
+    cores = args.cores.split(",")
     jobs = [(p, s) for p in paths for s in specs]
     free = list(cores)
 

@@ -81,7 +81,8 @@ Why these choices:
   mean reward in earlier playouts of the match, one playout per leaf); off by
   default until an arena shows it helps (see DEVELOPERS.md).
 * **Puzzles on a propnet.** In a one-role game the compiled tree first gives
-  ``dfs=S`` of each move's time (default 0.5) to a depth-first solver whose
+  ``dfs=S`` of the searches' time (default 0.5; the solver runs in this process only,
+  so with two threads that is all of this process's move) to a depth-first solver whose
   transposition table is kept for the match (:mod:`~ggpkit.reasoning.depth_first`:
   small puzzles are solved outright, hanoi in 2,700 states), and ``nested=S`` (default
   0) to nested Monte Carlo search (:mod:`~ggpkit.reasoning.nested_search`); the best
@@ -118,13 +119,16 @@ from ggpkit.agents.goal_heuristic import goal_heuristic_weight
 from ggpkit.agents.material_heuristic import MATERIAL_WEIGHT, material_sets
 from ggpkit.agents.mobility_heuristic import mobility_foretells
 from ggpkit.agents.probe import probe_matches
-from ggpkit.agents.root_parallel import SearchWorkers, merged_choice
+from ggpkit.agents.root_parallel import SearchWorkers, can_fork_workers, merged_choice
 from ggpkit.games.api import Game, GameError
 from ggpkit.games.capabilities import Solver, TreeReport, TreeSearch
 from ggpkit.gdl.terms import Term
 
 DEFAULT_LIMIT = Limit(time=1.0)
 """Used when neither the spec nor the caller limits the search."""
+WAIT_CANDIDATES = 4
+"""How many of the root's moves are tried as a wait before a kept line's early end (see
+:meth:`MCTSAgent._unless_end_waits`): each costs two steps of the game."""
 COLLECT_SECONDS = 0.05
 """Worker searches stop this much sooner, and are waited for this long after our own."""
 
@@ -151,6 +155,9 @@ DFS_DEFAULT = 0.5
 corpus's 95 puzzles at 0.5 s a move (``benchmarks/puzzles.py``, one match each): 53
 solved against 46 without, mean goal 68.3 against 65.1, better on 14, worse on 4 (single
 matches: rechecked over four, queens31lg was 1 of 4 either way)."""
+
+ORDERED_DEFAULT = 0
+"""The solver's moves in the rules' order unless asked for (``ordered=1``): not measured."""
 
 GREEDY_DEFAULT = 0
 """Greedy playouts (a win in one taken, a loss in one avoided) are off unless asked for.
@@ -278,6 +285,7 @@ class MCTSAgent(Agent):
         mobility: float = 0.0,
         nested: float = NESTED_DEFAULT,
         dfs: float = DFS_DEFAULT,
+        ordered: int = ORDERED_DEFAULT,
     ) -> None:
         self.limit = limit or Limit()
         self.c = c
@@ -345,8 +353,16 @@ class MCTSAgent(Agent):
         """In a one-role game, the share of each move's time the compiled tree gives a
         nested Monte Carlo search, whose best line is kept where it is better (0: none)."""
         self.dfs = min(1.0, max(0.0, dfs))
-        """In a one-role game, the share of each move's time the compiled tree gives a
-        depth-first solver with a transposition table first (0: none)."""
+        """In a one-role game, the share of the searches' time (all root-parallel ones
+        together) given to a depth-first solver with a transposition table (0: none)."""
+        searches = threads if threads > 1 and can_fork_workers() else 1
+        self._solver_share = min(1.0, self.dfs * searches)
+        """The share of this process's move time its compiled tree gives the solver
+        first: the solver runs here only (a worker's would repeat its work), so with two
+        threads ``dfs=0.5`` is the whole move. nonogram_5x5_1 with two threads, 1.5 s a
+        move after 6 s of start: 4 of 4 solved so, 1 of 6 with 0.5 of the move."""
+        self.ordered = bool(ordered)
+        """The solver tries each state's moves best first by the goal each leads to."""
         self._tree: TreeSearch | None = None
         """The game's compiled tree, where it has one (and ``compiled`` allows it)."""
         self._report: TreeReport | None = None
@@ -431,7 +447,9 @@ class MCTSAgent(Agent):
             self._workers.stop()
 
     def _worker(self, index: int) -> MCTSAgent:
-        """The searcher of worker ``index``: the same settings, its own random stream."""
+        """The searcher of worker ``index``: the same settings, its own random stream, and
+        no depth-first solver (it is deterministic: a worker's would repeat this one's
+        work, and the core is better spent on the worker's tree)."""
         seed = self.rng.randrange(2**63)
         return MCTSAgent(
             self.limit, self.c, seed, self.max_nodes, self.leaf,
@@ -439,8 +457,8 @@ class MCTSAgent(Agent):
             paths=self.paths_option, goals=self.goals_option, material=self.material_option,
             greedy=int(self.greedy), wins=int(self.wins), minimax=self.minimax,
             blunders=int(self.blunders), latches=int(self.latches),
-            mobility=self.mobility_option, nested=self.nested,
-            dfs=self.dfs,
+            mobility=self.mobility_option, nested=self.nested, dfs=0.0,
+            ordered=int(self.ordered),
         )  # fmt: skip
 
     def root_visits(self, role: str) -> dict[Term, int]:
@@ -586,7 +604,8 @@ class MCTSAgent(Agent):
                 self._keep_line(game, state, reply.line_value, reply.line)
         line_move = self._line_move(state)
         if line_move is not None:
-            return line_move
+            moves, visits = root.moves[role_index], root.counts[role_index]
+            return self._unless_end_waits(game, state, line_move, moves, visits)
         choice = root.moves[role_index][self._final_choice(root, role_index)]
         if workers is None or root.proven is not None:
             return choice
@@ -617,7 +636,7 @@ class MCTSAgent(Agent):
                     self._keep_line(game, state, reply.line_value, reply.line)
             line_move = self._line_move(state)
             if line_move is not None:
-                return line_move
+                return self._unless_end_waits(game, state, line_move, report.moves, report.visits)
         if len(legal) == 1 or report.mover != role or not report.moves:
             return legal[0]
         if set(report.moves) != set(legal):  # never play from another position's statistics
@@ -674,7 +693,8 @@ class MCTSAgent(Agent):
             latches=self.latches,
             mobility=self.by_mobility,
             nested=self.nested,
-            dfs=self.dfs,
+            dfs=self._solver_share,
+            ordered=self.ordered,
         )
         if batched and self.paths_option is None and report.greedy:
             self.paths = LANES  # a greedy playout costs more than the timed ones: not a path
@@ -967,6 +987,36 @@ class MCTSAgent(Agent):
         for child in root.kids:
             out.append(None if child is None or child.proven is None else child.proven[r])
         return out
+
+    def _unless_end_waits(
+        self,
+        game: Game[Any],
+        state: Hashable,
+        move: Term,
+        moves: Sequence[Term],
+        visits: Sequence[float],
+    ) -> Term:
+        """``move``, the kept line's next, unless it ends the game below the top goal
+        while one of ``moves`` (the searched root's, most visited first) keeps that same
+        end open: then that move.
+
+        Why: in a deterministic one-role game such a move loses nothing (the end is
+        still there a move later, worth as much), and the searches get another move's
+        time to find better. hanoi_6_disks's ``giveup`` (worth 5) is legal throughout:
+        taken at once, the solver never finished its 46,000 states."""
+        if len(self._best_line) > 1 or self._best_value >= 1.0:
+            return move
+        role = game.roles[0]
+        ranked = sorted(range(len(moves)), key=lambda i: -visits[i])
+        for other in [moves[i] for i in ranked if moves[i] != move][:WAIT_CANDIDATES]:
+            after = game._next(state, [other])
+            if game.is_terminal(after) or move not in game.legal_moves(after, role):
+                continue
+            end = game._next(after, [move])
+            if game.is_terminal(end) and game.goals(end)[role] / 100.0 >= self._best_value:
+                self._best_line = [(after, move)]  # the same end, a move later
+                return other
+        return move
 
     def _line_move(self, state: Hashable) -> Term | None:
         """In a one-player game, the next move of the best line seen, if it passes ``state``."""

@@ -108,6 +108,7 @@ AGENTS: dict[str, _Kind] = {
             "mobility": _share,
             "nested": _share,
             "dfs": _share,
+            "ordered": _zero_or_one,
         },
         "UCT Monte Carlo tree search (time s, playouts per move, exploration c: 0.4 "
         "where paths share a batch, else 1.4, "
@@ -144,7 +145,8 @@ AGENTS: dict[str, _Kind] = {
         "move's time goes to a nested Monte Carlo search, whose best line is played where "
         "it beats the tree's (default 0), dfs=S: likewise, that share goes first to a "
         "depth-first solver with a transposition table kept for the match (default 0.5; "
-        "0: off))",
+        "0: off), ordered=1: that solver tries each state's moves best first by the goal "
+        "each leads to (default 0))",
     ),
     "alphabeta": _Kind(
         "ggpkit.agents.alphabeta:AlphaBetaAgent",

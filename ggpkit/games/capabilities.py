@@ -151,6 +151,7 @@ class TreeSearch(Protocol):
         mobility: bool = False,
         nested: float = 0.0,
         dfs: float = 0.0,
+        ordered: bool = False,
     ) -> TreeReport:
         """Search ``state`` within the limits (UCB constant ``c``, ``leaf`` playouts per leaf;
         ``mast``: playouts choose moves by MAST, one playout per leaf; ``grave`` > 0:
@@ -177,7 +178,9 @@ class TreeSearch(Protocol):
         for ``seconds``: that share of them goes to a nested Monte Carlo search, whose
         best line is reported where it beats the tree's, in trees that have one; ``dfs`` > 0,
         likewise: that share goes first to a depth-first search with a transposition
-        table, kept for the match, which solves small puzzles outright). Where several
+        table, kept for the match, which solves small puzzles outright; ``ordered``: that
+        search tries each state's moves best first by the goal of the state each leads
+        to). Where several
         roles choose in ``state``, the report is ``role``'s (decoupled statistics: each
         role its own).
 

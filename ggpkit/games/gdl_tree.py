@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 
 NESTED_SEED = 0x5EED_0F_4E57
 """Mixed into the nested search's seed, so that its random stream is not the tree's."""
+TREE_LEAST = 1 / 50
+"""The least share of a one-role move that the tree searches, after the solver: its
+proofs and the root's statistics choose the move while the solver has no answer."""
 
 
 class PropnetTree:
@@ -60,6 +63,7 @@ class PropnetTree:
         mobility: bool = False,
         nested: float = 0.0,
         dfs: float = 0.0,
+        ordered: bool = False,
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch`."""
         if not isinstance(state, bytes):
@@ -71,7 +75,9 @@ class PropnetTree:
         lines: list[tuple[float, tuple[int, ...]]] = []
         try:
             if len(roles) == 1 and seconds is not None and seconds > 0:
-                seconds, lines = self._puzzle_lines(bits, seconds, seed, nested, dfs, latches)
+                seconds, lines = self._puzzle_lines(
+                    bits, seconds, seed, nested, dfs, latches, ordered
+                )
             elif len(roles) == 1:  # a search by iterations: load the puzzle searches
                 self._load_puzzle_searches(bits, seed, nested, dfs, latches)
             found = self.tree.search(
@@ -116,20 +122,24 @@ class PropnetTree:
         nested: float,
         dfs: float,
         latches: bool,
+        ordered: bool,
     ) -> tuple[float, list[tuple[float, tuple[int, ...]]]]:
         """The lines (value, role 0's move indices) that the depth-first solver and the
         nested search find in their shares of ``seconds``, and the seconds left for the
-        tree. An unfinished solver's line worth nothing is left out: it is merely the
-        first the search went down, and played it would overrule the tree, whose proofs
+        tree. An unfinished solver's line (the best it has seen) worth nothing is left
+        out: it may be merely the first the search went down, and played it would
+        overrule the tree, whose proofs
         steer clear of lost positions (futoshiki4, 0.5 s a move: 1 of 4 solved with it,
-        4 of 4 without). The tree gets what is left of the seconds, at least a fiftieth
-        (a twentieth once the solver knows the state's value)."""
+        4 of 4 without). The tree gets what is left of the seconds, at least
+        :data:`TREE_LEAST` of them (a twentieth once the solver knows the state's
+        value)."""
         start = int(self.reasoner.net.move_start[0])
         end = time.perf_counter() + seconds
         lines = []
         if dfs > 0:
-            solved = self.tree.solve(bits, dfs * seconds, latches)
-            if solved.value > 0 or solved.exact:  # (a nought line: the first it met)
+            share = min(dfs, 1 - TREE_LEAST)
+            solved = self.tree.solve(bits, share * seconds, latches, ordered)
+            if solved.value > 0 or solved.exact:  # (a nought line: maybe the first it met)
                 lines.append((solved.value, tuple(k - start for k in solved.line)))
             if solved.exact and solved.line:
                 return seconds / 20, lines
@@ -137,7 +147,7 @@ class PropnetTree:
             left = end - time.perf_counter()
             found = self.tree.nested(bits, min(left, nested * seconds), seed ^ NESTED_SEED)
             lines.append((found.value, tuple(k - start for k in found.line)))
-        return max(seconds / 50, end - time.perf_counter()), lines
+        return max(TREE_LEAST * seconds, end - time.perf_counter()), lines
 
     def _masks(self, material: tuple[frozenset[Term], ...]) -> npt.NDArray[np.uint8]:
         """Per role, its pieces as flags over the network's state bits (kept per match)."""

@@ -179,12 +179,13 @@ class NativeTreeSearch:
         mobility: bool = False,
         nested: float = 0.0,
         dfs: float = 0.0,
+        ordered: bool = False,
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch` (the kernels give goals only
         in terminal states: ``goals`` weighs the material heuristic, where the kernels can
         count pieces, and changes nothing otherwise; ``greedy``, ``wins``, ``latches``,
-        ``mobility``, ``nested`` and ``dfs`` change nothing: a native game's playouts and
-        expansions are what its kernels make them)."""
+        ``mobility``, ``nested``, ``dfs`` and ``ordered`` change nothing: a native game's
+        playouts and expansions are what its kernels make them)."""
         row = self._row(state)
         try:
             found = self.tree.search(

@@ -22,7 +22,10 @@ in 283,000 states). A line then may stop at such a state.
 
 The kernels take a budget of new states per call; the driver calls them until the
 root is solved, the table is full or time is up. What a call finished stays in the
-table, so the next call (and the next move's search) goes on from there.
+table, so the next call (and the next move's search) goes on from there. Until the
+root is solved, the line offered is the best the search has seen: the moves down to
+the best valued state it met, then that state's own line. With moves ordered by the
+goal they lead to, the first line down is a greedy one.
 """
 
 from __future__ import annotations
@@ -35,7 +38,13 @@ import numpy.typing as npt
 from numba import njit
 
 from ggpkit.reasoning.nested_search import child, legal_moves
-from ggpkit.reasoning.propnet_search_kernels import _decided, goals, load
+from ggpkit.reasoning.propnet_search_kernels import (
+    _decided,
+    _goal_points,
+    goals,
+    load,
+    settle_goals,
+)
 from ggpkit.reasoning.tree_kernels import row_hash
 
 OPEN = -2.0
@@ -95,7 +104,7 @@ def _terminal_value(net, work, val, row):  # type: ignore[no-untyped-def]
 @njit(cache=True, nogil=True)
 def solve(  # type: ignore[no-untyped-def]
     net, work, val, root, top, budget, keys, rows, used, values, done, sizes, frames, moves, tmp,
-    latched
+    latched, scores, seen, path
 ):  # fmt: skip
     """Search from state ``root`` until its value is known, ``budget`` new states were
     made, or the table (``sizes[0]`` of its slots used, at most half of them) or the move
@@ -105,7 +114,11 @@ def solve(  # type: ignore[no-untyped-def]
     (the network's latches in ``work``), a new state whose latched facts settle its
     goal is valued so without a look further; ``sizes[3]`` and ``sizes[4]`` count the
     states checked so and those settled, and after :data:`LATCH_TRIAL` checks that
-    settled none the checks stop. Returns a status.
+    settled none the checks stop. With ``scores`` (as long as a level's most moves; empty:
+    the rules' order) each level's moves are tried best first by the goal of the state
+    each one leads to (:func:`_order_by_goal`). ``seen`` keeps the best value (in
+    thousandths) any state reached from the root had, its depth and its slot, and
+    ``path`` the moves down to it (:func:`_valued`). Returns a status.
     ``frames`` is the path: per level its slot, first move, move count, next move and
     best value so far; ``moves`` holds the levels' legal moves end to end."""
     capacity = keys.shape[0] // 2
@@ -125,6 +138,8 @@ def solve(  # type: ignore[no-untyped-def]
         values[r] = _terminal_value(net, work, val, rows[r])
         _finish(r, done, sizes)
         return SOLVED
+    if scores.shape[0] > 0:
+        _order_by_goal(net, work, val, rows[r], moves[:n], scores, tmp)
     frames[0, 0], frames[0, 1], frames[0, 2], frames[0, 3], frames[0, 4] = r, 0, n, 0, -1
     values[r] = OPEN
     top_move = n
@@ -147,7 +162,7 @@ def solve(  # type: ignore[no-untyped-def]
             continue
         if c >= 0 and values[c] >= NO_VALUE:
             if values[c] >= 0:
-                frames[depth, 4] = max(frames[depth, 4], round(values[c] * 1000.0))
+                _valued(frames, depth, moves, c, round(values[c] * 1000.0), seen, path)
             continue
         if c < 0:
             if sizes[0] >= capacity:
@@ -166,7 +181,7 @@ def solve(  # type: ignore[no-untyped-def]
             values[c] = _terminal_value(net, work, val, rows[c])
             _finish(c, done, sizes)
             if values[c] >= 0:
-                frames[depth, 4] = max(frames[depth, 4], round(values[c] * 1000.0))
+                _valued(frames, depth, moves, c, round(values[c] * 1000.0), seen, path)
             continue
         if latched and (sizes[3] < LATCH_TRIAL or sizes[4] > 0):
             sizes[3] += 1
@@ -177,14 +192,48 @@ def solve(  # type: ignore[no-untyped-def]
                 sizes[4] += 1
                 values[c] = settled[0, 0] / 100.0
                 _finish(c, done, sizes)
-                frames[depth, 4] = max(frames[depth, 4], settled[0, 0] * 10)
+                _valued(frames, depth, moves, c, settled[0, 0] * 10, seen, path)
                 continue
+        if scores.shape[0] > 0:
+            _order_by_goal(net, work, val, rows[c], moves[top_move : top_move + n], scores, tmp)
         depth += 1
         frames[depth, 0], frames[depth, 1], frames[depth, 2] = c, top_move, n
         frames[depth, 3], frames[depth, 4] = 0, -1
         values[c] = OPEN
         top_move += n
     return SOLVED
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _valued(frames, depth, moves, c, value, seen, path):  # type: ignore[no-untyped-def]
+    """Child ``c`` of the path's last state is worth ``value`` (thousandths): its parent
+    has at least that, and where it beats the best seen from the root (``seen``), the
+    moves down to it are kept in ``path``: a line to play while the root is unsolved."""
+    frames[depth, 4] = max(frames[depth, 4], value)
+    if value > seen[0]:
+        for d in range(depth + 1):
+            path[d] = moves[frames[d, 1] + frames[d, 3] - 1]
+        seen[0], seen[1], seen[2] = value, depth + 1, c
+
+
+@njit(cache=True, nogil=True)
+def _order_by_goal(net, work, val, bits, moves, scores, tmp):  # type: ignore[no-untyped-def]
+    """Sort ``moves`` (role 0's legal literals in state ``bits``) by the goal role 0 has
+    in the state each leads to, best first; ties keep the rules' order (an insertion
+    sort: a level has few moves). Why: where goals grow as a puzzle is solved (queens
+    placed, squares toured) the first line down is a greedy one, and the search stops
+    sooner at a line reaching the top."""
+    for i in range(moves.shape[0]):
+        child(net, work, val, bits, moves[i], tmp)
+        settle_goals(net, val)
+        scores[i] = _goal_points(net, val, 0)
+    for i in range(1, moves.shape[0]):
+        move, score = moves[i], scores[i]
+        j = i - 1
+        while j >= 0 and scores[j] < score:
+            moves[j + 1], scores[j + 1] = moves[j], scores[j]
+            j -= 1
+        moves[j + 1], scores[j + 1] = move, score
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -264,6 +313,11 @@ class DepthFirstSolver:
         self._moves = np.zeros(max(1 << 20, 4 * nmoves), dtype=np.int64)
         self._tmp = np.zeros(nb, dtype=np.uint8)
         self._line = np.zeros(100_000, dtype=np.int64)
+        self._scores = np.zeros(max(1, nmoves), dtype=np.int64)
+        self._seen = np.array([-1, 0, -1], dtype=np.int64)
+        self._path = np.zeros(self._frames.shape[0], dtype=np.int64)
+        self._seen_from = b""
+        """The root that ``_seen`` and ``_path`` are about (see :func:`solve`)."""
         self._full = False
         self._rate = 0.0
 
@@ -275,12 +329,17 @@ class DepthFirstSolver:
         val: npt.NDArray[np.uint8],
         budget: int | None = None,
         latched: bool = False,
+        ordered: bool = False,
     ) -> SolverResult:
         """Search ``bits`` for about ``seconds`` (on the owner's propagation state), in
         calls of ``budget`` new states each (default: about 50 ms of them); ``latched``:
-        ``work`` holds latches that force goals (see :func:`solve`)."""
+        ``work`` holds latches that force goals; ``ordered``: each state's moves are
+        tried best first by the goal they lead to (see :func:`solve`)."""
         deadline = time.perf_counter() + seconds
         status = OUT_OF_BUDGET
+        scores = self._scores if ordered else self._scores[:0]
+        if bits.tobytes() != self._seen_from:  # a new root: nothing seen from it yet
+            self._seen_from, self._seen[:] = bits.tobytes(), (-1, 0, -1)
         while not self._full:  # one call at least, then while time is left
             rate = self._rate
             states = budget or (FIRST_STATES if rate <= 0 else max(16, int(rate * CALL_SECONDS)))
@@ -288,7 +347,7 @@ class DepthFirstSolver:
             status = int(solve(
                 self._net, work, val, bits, self._top, states, self._keys, self._rows,
                 self._used, self._values, self._done, self._sizes, self._frames, self._moves,
-                self._tmp, latched,
+                self._tmp, latched, scores, self._seen, self._path,
             ))  # fmt: skip
             made = int(self._sizes[0]) - before
             if made > 0:
@@ -296,12 +355,27 @@ class DepthFirstSolver:
             self._full = status in (TABLE_FULL, STACK_FULL)
             if status == SOLVED or time.perf_counter() >= deadline:
                 break
+        exact = status == SOLVED and not self._sizes[1]
+        value, line = self._line_from(bits, work, val)
+        return SolverResult(value, line, exact, int(self._sizes[0]))
+
+    def _line_from(
+        self, bits: npt.NDArray[np.uint8], work: tuple[object, ...], val: npt.NDArray[np.uint8]
+    ) -> tuple[float, tuple[int, ...]]:
+        """The root's value and line once it has one; before, the best line seen from
+        it: the moves down to the best valued state met, then that state's line."""
+        root = int(find(bits, self._keys, self._rows, self._used))
+        start, value = bits, float(self._values[root]) if root >= 0 else -1.0
+        prefix: tuple[int, ...] = ()
+        if value < 0 and self._seen[0] >= 0:
+            slot = int(self._seen[2])
+            start, value = self._rows[slot], float(self._values[slot])
+            prefix = tuple(int(k) for k in self._path[: self._seen[1]])
+        if value < 0:
+            return -1.0, ()
         length = int(best_line(
-            self._net, work, val, bits, self._keys, self._rows, self._used, self._values,
+            self._net, work, val, start, self._keys, self._rows, self._used, self._values,
             self._done, self._moves, self._tmp, self._line,
         ))  # fmt: skip
-        slot = int(find(bits, self._keys, self._rows, self._used))
-        value = float(self._values[slot]) if length and slot >= 0 else -1.0
-        exact = status == SOLVED and not self._sizes[1]
-        line = tuple(int(k) for k in self._line[:length])
-        return SolverResult(value, line, exact, int(self._sizes[0]))
+        line = prefix + tuple(int(k) for k in self._line[:length])
+        return (value, line) if line else (-1.0, ())

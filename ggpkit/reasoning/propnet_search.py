@@ -86,14 +86,18 @@ class PropnetTreeSearch(ArrayTree):
         return self._nested.search(bits, seconds, seed, self._work, self._val)
 
     def solve(
-        self, bits: npt.NDArray[np.uint8], seconds: float, latches: bool = True
+        self,
+        bits: npt.NDArray[np.uint8],
+        seconds: float,
+        latches: bool = True,
+        ordered: bool = False,
     ) -> SolverResult:
         """A depth-first search of a one-role game from ``bits`` for about ``seconds``
         (:mod:`~ggpkit.reasoning.depth_first`; its table is kept for the match). With
         ``latches`` it values a state that its latched facts decide at once: it looks
         for the network's latches at its first call and takes them all, not only where
         one alone forces a goal as the tree does (it stops checking where the checks
-        settle nothing)."""
+        settle nothing). ``ordered``: moves best first by the goal they lead to."""
         self._prepare(bits)
         if self._solver_work is None:
             found = goal_latches(self.net, alone=False) if latches else None
@@ -109,7 +113,7 @@ class PropnetTreeSearch(ArrayTree):
                 self._arrays, len(net.base), nmoves, top / 100, SOLVER_MEMORY
             )
         work, latched = self._solver_work, self._solver_latched
-        return self._solver.search(bits, seconds, work, self._val, latched=latched)
+        return self._solver.search(bits, seconds, work, self._val, latched=latched, ordered=ordered)
 
     def _prepare(self, bits: npt.NDArray[np.generic]) -> None:
         """Make the propagation state consistent, once (any state will do)."""

@@ -20,6 +20,7 @@ from ggpkit.agents.solvers.generic import GenericSolver
 from ggpkit.agents.specs import make_agent
 from ggpkit.games.api import Game
 from ggpkit.games.capabilities import TreeSearch
+from ggpkit.games.gdl_game import load_kif_text
 
 from .corpus import public
 
@@ -260,13 +261,15 @@ def test_greedy_as_given_is_kept(greedy: int) -> None:
         ("latches", "1", True),
         ("nested", "0.5", 0.5),
         ("dfs", "0.25", 0.25),
+        ("ordered", "1", True),
     ],
 )
 def test_tree_options_as_given_reach_the_tree(
     option: str, given: str, searched: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``mcts:wins``, ``mcts:minimax``, ``mcts:blunders``, ``mcts:latches``,
-    ``mcts:nested`` and ``mcts:dfs`` from a spec reach every search of the compiled tree."""
+    ``mcts:nested``, ``mcts:dfs`` and ``mcts:ordered`` from a spec reach every search of
+    the compiled tree."""
     game = public("connectFour")
     agent = make_agent(f"mcts:{option}={given}", seed=1)
     assert isinstance(agent, MCTSAgent)
@@ -639,3 +642,40 @@ def test_a_search_where_the_role_has_no_choice_is_kept_for_its_next_move() -> No
     # The reply's subtree, searched on the opponent's turn, is the new root's.
     assert sum(agent.root_visits(first).values()) > replies[reply] // 2 > 64
     agent.stop()
+
+
+GIVE_UP = """
+(role solver)
+(init (step 0))
+(secret 0 1) (secret 1 0) (secret 2 1) (secret 3 1) (secret 4 0) (secret 5 1) (secret 6 0)
+(bit 0) (bit 1)
+(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6) (succ 6 7)
+(legal solver giveup)
+(<= (legal solver (choose ?b)) (bit ?b))
+(<= (next (chose ?n ?b)) (does solver (choose ?b)) (true (step ?n)))
+(<= (next (chose ?n ?b)) (true (chose ?n ?b)))
+(<= (next (step ?m)) (true (step ?n)) (succ ?n ?m))
+(<= (next gaveup) (does solver giveup))
+(<= wrong (true (chose ?n ?b)) (secret ?n ?c) (distinct ?b ?c))
+(<= terminal (true gaveup))
+(<= terminal (true (step 7)))
+(<= (goal solver 5) (true gaveup))
+(<= (goal solver 100) (not (true gaveup)) (not wrong))
+(<= (goal solver 0) (not (true gaveup)) wrong)
+"""
+"""A combination of seven bits, or give up for 5 (legal throughout)."""
+
+
+def test_the_compiled_tree_waits_while_an_early_end_below_the_top_stays_open() -> None:
+    """As in test_mcts: the tree's best line gives up (5) at once; it is played only at
+    the last step, where no other move keeps it open."""
+    game = load_kif_text(GIVE_UP, "giveup")
+    for seed in range(4):
+        agent = make_agent("mcts:dfs=0", seed=seed)
+        agent.start(game, "solver")
+        state, moves = game.initial_state(), []
+        while not game.is_terminal(state):
+            moves.append(str(agent.select(game, state, "solver", Limit(playouts=64))))
+            state = game.play(state, moves[-1])
+        assert game.goals(state)["solver"] in (5, 100), moves
+        assert "giveup" not in moves[:-1] and len(moves) == 7, moves

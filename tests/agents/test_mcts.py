@@ -15,7 +15,7 @@ from ggpkit.agents.base import Limit
 from ggpkit.agents.mcts import MCTSAgent
 from ggpkit.games.api import Game
 
-from .toy_games import Combination, Dilemma, Nim, Pennies, TicTacToe
+from .toy_games import Combination, Dilemma, GiveUp, Nim, Pennies, TicTacToe
 
 
 def random_walk(game: Game[Any], steps: int, seed: int) -> Hashable:
@@ -114,6 +114,21 @@ def test_one_player_game_finds_and_plays_the_best_line() -> None:
     while not game.is_terminal(state):
         state = game.play(state, agent.select(game, state, "solver", Limit(playouts=400)))
     assert game.goals(state) == {"solver": 100}
+
+
+def test_an_early_end_below_the_top_waits_while_it_stays_open() -> None:
+    """Giving up (5) is the best line short searches see; played at once it ends every
+    chance of 100, and it is still there a move later: it waits for the last step."""
+    game = GiveUp()
+    for seed in range(6):
+        agent = MCTSAgent(seed=seed)
+        agent.start(game, "solver")
+        state = game.initial_state()
+        while not game.is_terminal(state):
+            state = game.play(state, agent.select(game, state, "solver", Limit(playouts=30)))
+        assert game.goals(state)["solver"] in (5, 100), (seed, state)
+        given_up_at = state.index(-1) if -1 in state else None
+        assert given_up_at in (None, len(game.secret) - 1), (seed, state)
 
 
 def test_simultaneous_dominant_moves_are_found() -> None:

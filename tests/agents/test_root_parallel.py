@@ -105,3 +105,16 @@ def test_a_daemonic_worker_searches_alone() -> None:
     assert queue.get(timeout=60) is False
     proc.join(timeout=30)
     assert can_fork_workers()
+
+
+@pytest.mark.parametrize(("threads", "dfs", "share"), [(1, 0.5, 0.5), (2, 0.5, 1.0), (3, 0.2, 0.6)])
+def test_the_solver_runs_in_one_process_with_the_searches_share(
+    threads: int, dfs: float, share: float
+) -> None:
+    """The depth-first solver is deterministic: a worker's would repeat the main one's
+    work, so workers search their trees only, and the main process gives the solver
+    ``dfs`` of all the searches' time (all of its own with two threads at 0.5)."""
+    agent = make_agent(f"mcts:threads={threads},dfs={dfs}", seed=1)
+    assert isinstance(agent, MCTSAgent)
+    assert agent._solver_share == pytest.approx(share)
+    assert agent._worker(0).dfs == 0.0 and agent._worker(0)._solver_share == 0.0

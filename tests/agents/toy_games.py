@@ -6,6 +6,8 @@ Each is small enough to solve by hand or by brute force in a test:
 * :class:`TicTacToe`: the usual game, roles ``x`` and ``o``; win 100, draw 50, loss 0.
 * :class:`Combination`: one role picks ``depth`` bits; the score counts the bits that match
   a hidden combination, 100 only for the whole combination (a single-player search test).
+* :class:`GiveUp`: :class:`Combination` with a ``giveup`` move, legal throughout, that
+  ends the game at 5; any other end is worth 100 for the combination, else 0.
 * :class:`Pennies`: matching pennies played ``rounds`` times at once (a simultaneous game).
 * :class:`Dilemma`: a one-shot prisoner's dilemma (simultaneous and general-sum).
 * :class:`Race`: two roles add 1 or 2 in turn to reach 4 first; no short notation, so the
@@ -145,6 +147,28 @@ class Combination(Game[tuple[int, ...]]):
 
     def facts(self, state: tuple[int, ...]) -> frozenset[Term]:
         return frozenset(func("bit", i, b) for i, b in enumerate(state))
+
+
+class GiveUp(Combination):
+    """State: the bits chosen so far, then -1 once given up."""
+
+    def __init__(self, secret: str = "10110101") -> None:
+        super().__init__(secret)
+        self.name = "toy-giveup"
+        self.description = "Guess a combination bit by bit, or give up for 5."
+
+    def _legal(self, state: tuple[int, ...], role_index: int) -> list[Term]:
+        return [*super()._legal(state, role_index), const("giveup")]
+
+    def _next(self, state: tuple[int, ...], moves: Sequence[Term]) -> tuple[int, ...]:
+        move = moves[0]
+        return (*state, int(move.args[0].name) if isinstance(move, Func) else -1)
+
+    def is_terminal(self, state: tuple[int, ...]) -> bool:
+        return super().is_terminal(state) or -1 in state
+
+    def goals(self, state: tuple[int, ...]) -> dict[str, int]:
+        return {"solver": 5 if -1 in state else 100 if state == self.secret else 0}
 
 
 class Pennies(Game[tuple[int, int]]):

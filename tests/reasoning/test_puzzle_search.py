@@ -18,6 +18,7 @@ import pytest
 
 import ggpkit
 from ggpkit.agents.base import Limit
+from ggpkit.games.api import GameError
 from ggpkit.games.gdl_game import GdlGame, load_kif_text
 from ggpkit.match.arena import play_match
 from ggpkit.reasoning.depth_first import DepthFirstSolver, best_line
@@ -149,14 +150,15 @@ def late_states(game: GdlGame, twin: GdlGame, rng: random.Random, n: int) -> lis
     return found
 
 
+@pytest.mark.parametrize("ordered", [False, True])
 @pytest.mark.parametrize("name", SMALL_PUZZLES)
-def test_solver_values_match_a_walk_of_every_reachable_state(name: str) -> None:
+def test_solver_values_match_a_walk_of_every_reachable_state(name: str, ordered: bool) -> None:
     game, twin = public_pair(name)
     search = search_of(game)
     checked = 0
     for state in late_states(game, twin, random.Random(name), 2):
         bits = game.reasoner.bits(state)  # type: ignore[attr-defined]
-        solved = search.solve(bits, 30.0)
+        solved = search.solve(bits, 30.0, ordered=ordered)
         expected = oracle_value(twin, game.facts(state))
         assert solved.exact
         assert solved.value == pytest.approx(expected)
@@ -227,6 +229,29 @@ def test_a_full_table_gives_up_with_a_real_line_or_none() -> None:
     result = solver.search(game.reasoner.bits(start), 10.0, search._work, search._val)
     assert not result.exact
     assert result.line == () or replay(game, start, result.line) == result.value
+
+
+@pytest.mark.parametrize("ordered", [False, True])
+@pytest.mark.parametrize("name", ["hanoi_6_disks", "knightsTour", "pancakes6", "queens"])
+def test_an_unfinished_search_offers_the_best_line_it_has_seen(name: str, ordered: bool) -> None:
+    """Stopped early, the solver has no value for the root, but it has met terminal
+    (or valued) states below it: its line goes down to the best of them and ends where
+    its value says. Searching on never makes that value worse."""
+    game, _ = public_pair(name)
+    search = search_of(game)
+    start = game.initial_state()
+    bits = game.reasoner.bits(start)  # type: ignore[attr-defined]
+    search._prepare(bits)
+    solver = DepthFirstSolver(search._arrays, len(game.reasoner.net.base), 999, 1.0, 1 << 26)
+    values = []
+    for _ in range(6):
+        found = solver.search(bits, 0.0, search._work, search._val, budget=500, ordered=ordered)
+        if found.exact:
+            break
+        assert found.line == () or replay(game, start, found.line) == pytest.approx(found.value)
+        values.append(found.value)
+    assert values == sorted(values)
+    assert values and values[0] >= 0  # the first 500 states reach an end
 
 
 @pytest.mark.parametrize("rules", [BITS, RING])
@@ -305,3 +330,47 @@ def test_latches_together_value_states_soundly() -> None:
             assert replay(game, state, (), seed) <= value
         checked += 1
     assert checked > 10
+
+
+def goal_or_none(game: GdlGame, state: Hashable) -> int:
+    """Role 0's goal in ``state``, or -1 where the rules give it no single goal there."""
+    try:
+        return game.goals(state)[game.roles[0]]
+    except GameError:
+        return -1
+
+
+def greedy_line(game: GdlGame, state: Hashable) -> tuple[list[int], float]:
+    """The line that always takes the move whose next state gives role 0 the highest
+    goal (ties: the network's move order; no single goal counts as -1), on the game
+    API; its network move indices and final goal (0..1)."""
+    net = game.reasoner.net  # type: ignore[attr-defined]
+    start = int(net.move_start[0])
+    index = {move: start + i for i, move in enumerate(net.moves[0])}
+    role = game.roles[0]
+    line: list[int] = []
+    while not game.is_terminal(state):
+        moves = sorted(game.legal_moves(state, role), key=index.__getitem__)
+        scored = [(goal_or_none(game, game._next(state, [m])), m) for m in moves]
+        best = max(points for points, _ in scored)
+        move = next(m for points, m in scored if points == best)
+        line.append(index[move])
+        state = game._next(state, [move])
+    return line, game.goals(state)[role] / 100
+
+
+@pytest.mark.parametrize("name", ["knightsTour", "queens", "pancakes6"])
+def test_ordered_moves_make_the_first_line_down_the_greedy_one(name: str) -> None:
+    """With moves ordered by the goal they lead to, the solver's first line down, all it
+    sees in as many new states as that line is long, is the greedy line walked on the
+    game API."""
+    game, _ = public_pair(name)
+    search = search_of(game)
+    start = game.initial_state()
+    bits = game.reasoner.bits(start)  # type: ignore[attr-defined]
+    search._prepare(bits)
+    expected, value = greedy_line(game, start)
+    solver = DepthFirstSolver(search._arrays, len(game.reasoner.net.base), 999, 1.0, 1 << 24)
+    found = solver.search(bits, 0.0, search._work, search._val, budget=len(expected), ordered=True)
+    assert not found.exact
+    assert list(found.line) == expected and found.value == pytest.approx(value)
