@@ -603,8 +603,9 @@ class MCTSAgent(Agent):
             for reply in workers.collect(time.monotonic() + COLLECT_SECONDS):
                 self._keep_line(game, state, reply.line_value, reply.line)
         line_move = self._line_move(state)
-        if line_move is not None:
-            moves, visits = root.moves[role_index], root.counts[role_index]
+        moves, visits = root.moves[role_index], root.counts[role_index]
+        exact = self._exact(root, role_index)
+        if line_move is not None and self._line_not_proven_worse(line_move, moves, exact):
             return self._unless_end_waits(game, state, line_move, moves, visits)
         choice = root.moves[role_index][self._final_choice(root, role_index)]
         if workers is None or root.proven is not None:
@@ -635,7 +636,9 @@ class MCTSAgent(Agent):
                 for reply in workers.collect(time.monotonic() + COLLECT_SECONDS):
                     self._keep_line(game, state, reply.line_value, reply.line)
             line_move = self._line_move(state)
-            if line_move is not None:
+            if line_move is not None and self._line_not_proven_worse(
+                line_move, report.moves, report.exact
+            ):
                 return self._unless_end_waits(game, state, line_move, report.moves, report.visits)
         if len(legal) == 1 or report.mover != role or not report.moves:
             return legal[0]
@@ -987,6 +990,26 @@ class MCTSAgent(Agent):
         for child in root.kids:
             out.append(None if child is None or child.proven is None else child.proven[r])
         return out
+
+    def _line_not_proven_worse(
+        self, move: Term, moves: Sequence[Term], exact: Sequence[float | None]
+    ) -> bool:
+        """Whether the kept line's next ``move`` is among the searched root's ``moves``
+        not proven worse than another (``exact``: their proven values); if not, the line
+        is dropped and the tree's choice played.
+
+        Why: a line worth nothing is only the first random line that ended; the tree may
+        have proven its move lost while other moves are still open (futoshiki4, 0.5 s a
+        move, three matches: 1 solved following such lines, 3 without any worthless
+        line). Worthless lines are still followed where the tree knows nothing better:
+        a random line beats the tree's choice among equals, which leans to the moves
+        listed first (hidato19: 3 solved with them, 0 without)."""
+        if move not in moves or len(exact) != len(moves):
+            return True
+        if moves.index(move) in _candidates(exact):
+            return True
+        self._best_value, self._best_line = -1.0, []
+        return False
 
     def _unless_end_waits(
         self,

@@ -679,3 +679,42 @@ def test_the_compiled_tree_waits_while_an_early_end_below_the_top_stays_open() -
             state = game.play(state, moves[-1])
         assert game.goals(state)["solver"] in (5, 100), moves
         assert "giveup" not in moves[:-1] and len(moves) == 7, moves
+
+
+TRAPS = """
+(role solver)
+(init (step 0))
+(trap 1) (trap 2) (trap 3) (trap 4) (trap 5) (trap 6) (trap 7) (trap 8) (trap 9)
+(secret 1 1) (secret 2 0) (secret 3 1) (secret 4 1) (secret 5 0) (secret 6 0)
+(secret 7 1) (secret 8 0) (secret 9 1) (secret 10 1)
+(bit 0) (bit 1)
+(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6) (succ 6 7) (succ 7 8)
+(succ 8 9) (succ 9 10) (succ 10 11)
+(<= (legal solver go) (true (step 0)))
+(<= (legal solver (spring ?i)) (true (step 0)) (trap ?i))
+(<= (legal solver (choose ?b)) (true (step ?n)) (distinct ?n 0) (bit ?b))
+(<= (next sprung) (does solver (spring ?i)))
+(<= (next (chose ?n ?b)) (does solver (choose ?b)) (true (step ?n)))
+(<= (next (chose ?n ?b)) (true (chose ?n ?b)))
+(<= (next (step ?m)) (true (step ?n)) (succ ?n ?m))
+(<= wrong (true (chose ?n ?b)) (secret ?n ?c) (distinct ?b ?c))
+(<= terminal (true sprung))
+(<= terminal (true (step 11)))
+(<= (goal solver 100) (not (true sprung)) (not wrong))
+(<= (goal solver 0) (true sprung))
+(<= (goal solver 0) (not (true sprung)) wrong)
+"""
+"""Nine first moves spring a trap (0 at once); ``go`` goes on to ten bits (random
+playouts find their one line worth 100 once in some 10,000)."""
+
+
+def test_the_compiled_tree_never_follows_a_worthless_line_into_a_proven_loss() -> None:
+    """As in test_mcts: the line kept is most likely a trap (worth 0, as every line
+    seen); the tree proves the traps lost while ``go`` is open."""
+    game = load_kif_text(TRAPS, "traps")
+    for seed in range(6):
+        agent = make_agent("mcts:dfs=0,latches=0", seed=seed)  # (latches prove `go` won)
+        agent.start(game, "solver")
+        move = agent.select(game, game.initial_state(), "solver", Limit(playouts=640))
+        assert str(move) == "go", seed
+        agent.stop()

@@ -15,7 +15,7 @@ from ggpkit.agents.base import Limit
 from ggpkit.agents.mcts import MCTSAgent
 from ggpkit.games.api import Game
 
-from .toy_games import Combination, Dilemma, GiveUp, Nim, Pennies, TicTacToe
+from .toy_games import Combination, Dilemma, GiveUp, Nim, Pennies, TicTacToe, Traps
 
 
 def random_walk(game: Game[Any], steps: int, seed: int) -> Hashable:
@@ -129,6 +129,18 @@ def test_an_early_end_below_the_top_waits_while_it_stays_open() -> None:
         assert game.goals(state)["solver"] in (5, 100), (seed, state)
         given_up_at = state.index(-1) if -1 in state else None
         assert given_up_at in (None, len(game.secret) - 1), (seed, state)
+
+
+def test_a_worthless_line_is_not_followed_into_a_proven_loss() -> None:
+    """The first random line most likely springs a trap (worth 0, like every line the
+    search has seen); the tree proves the traps lost while ``go`` is open, so the
+    agent goes on, whatever line it keeps."""
+    game = Traps()
+    for seed in range(8):
+        agent = MCTSAgent(seed=seed)
+        agent.start(game, "solver")
+        move = agent.select(game, game.initial_state(), "solver", Limit(playouts=40))
+        assert str(move) == "go", seed
 
 
 def test_simultaneous_dominant_moves_are_found() -> None:

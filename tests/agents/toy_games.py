@@ -8,6 +8,8 @@ Each is small enough to solve by hand or by brute force in a test:
   a hidden combination, 100 only for the whole combination (a single-player search test).
 * :class:`GiveUp`: :class:`Combination` with a ``giveup`` move, legal throughout, that
   ends the game at 5; any other end is worth 100 for the combination, else 0.
+* :class:`Traps`: nine first moves end the game at 0; ``go`` goes on to a
+  :class:`Combination` of four bits.
 * :class:`Pennies`: matching pennies played ``rounds`` times at once (a simultaneous game).
 * :class:`Dilemma`: a one-shot prisoner's dilemma (simultaneous and general-sum).
 * :class:`Race`: two roles add 1 or 2 in turn to reach 4 first; no short notation, so the
@@ -169,6 +171,32 @@ class GiveUp(Combination):
 
     def goals(self, state: tuple[int, ...]) -> dict[str, int]:
         return {"solver": 5 if -1 in state else 100 if state == self.secret else 0}
+
+
+class Traps(Combination):
+    """State: -1 after a trap; else 2 after ``go``, then the bits chosen."""
+
+    def __init__(self, secret: str = "1011") -> None:
+        super().__init__(secret)
+        self.name = "toy-traps"
+        self.description = "Nine traps and one way on, to a combination."
+
+    def _legal(self, state: tuple[int, ...], role_index: int) -> list[Term]:
+        if state:
+            return super()._legal(state, role_index)
+        return [*(func("trap", i) for i in range(9)), const("go")]
+
+    def _next(self, state: tuple[int, ...], moves: Sequence[Term]) -> tuple[int, ...]:
+        move = moves[0]
+        if state:
+            return super()._next(state, moves)
+        return (2,) if move == const("go") else (-1,)
+
+    def is_terminal(self, state: tuple[int, ...]) -> bool:
+        return state == (-1,) or len(state) == len(self.secret) + 1
+
+    def goals(self, state: tuple[int, ...]) -> dict[str, int]:
+        return {"solver": 100 if state[1:] == self.secret else 0}
 
 
 class Pennies(Game[tuple[int, int]]):
