@@ -109,6 +109,7 @@ AGENTS: dict[str, _Kind] = {
             "nested": _share,
             "dfs": _share,
             "ordered": _zero_or_one,
+            "monotone": _zero_or_one,
         },
         "UCT Monte Carlo tree search (time s, playouts per move, exploration c: 0.4 "
         "where paths share a batch, else 1.4, "
@@ -146,7 +147,9 @@ AGENTS: dict[str, _Kind] = {
         "it beats the tree's (default 0), dfs=S: likewise, that share goes first to a "
         "depth-first solver with a transposition table kept for the match (default 0.5; "
         "0: off), ordered=1: that solver tries each state's moves best first by the goal "
-        "each leads to (default 0))",
+        "each leads to (default 0), monotone=1: where random matches never see a one-role "
+        "game's goal rise, that solver values a state already at the least goal so at "
+        "once (default 1; 0: off))",
     ),
     "alphabeta": _Kind(
         "ggpkit.agents.alphabeta:AlphaBetaAgent",

@@ -152,6 +152,7 @@ class TreeSearch(Protocol):
         nested: float = 0.0,
         dfs: float = 0.0,
         ordered: bool = False,
+        monotone: bool = False,
     ) -> TreeReport:
         """Search ``state`` within the limits (UCB constant ``c``, ``leaf`` playouts per leaf;
         ``mast``: playouts choose moves by MAST, one playout per leaf; ``grave`` > 0:
@@ -180,7 +181,8 @@ class TreeSearch(Protocol):
         likewise: that share goes first to a depth-first search with a transposition
         table, kept for the match, which solves small puzzles outright; ``ordered``: that
         search tries each state's moves best first by the goal of the state each leads
-        to). Where several
+        to; ``monotone``: where random matches never see role 0's goal rise, that search
+        values a state already at the role's least goal so at once). Where several
         roles choose in ``state``, the report is ``role``'s (decoupled statistics: each
         role its own).
 

@@ -8,6 +8,7 @@ the network's bits and the network's move indices back into terms.
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Hashable
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from ggpkit.games.api import GameError
 from ggpkit.games.capabilities import TreeReport
 from ggpkit.gdl.terms import Term
 from ggpkit.reasoning.base import ReasonerError
+from ggpkit.reasoning.goal_monotony import never_rises
 from ggpkit.reasoning.propnet_search import PropnetTreeSearch
 
 if TYPE_CHECKING:
@@ -27,6 +29,9 @@ if TYPE_CHECKING:
 
 NESTED_SEED = 0x5EED_0F_4E57
 """Mixed into the nested search's seed, so that its random stream is not the tree's."""
+MONOTONY_SEED = 0x60A1
+"""Seed of the random matches that look for a goal that never rises (the same finding
+for the same rules)."""
 TREE_LEAST = 1 / 50
 """The least share of a one-role move that the tree searches, after the solver: its
 proofs and the root's statistics choose the move while the solver has no answer."""
@@ -40,6 +45,9 @@ class PropnetTree:
         self.reasoner = reasoner
         self.tree = PropnetTreeSearch(reasoner.net, max_nodes)
         self._material: tuple[tuple[frozenset[Term], ...], npt.NDArray[np.uint8]] | None = None
+        self._floor_points: int | None = None
+        """Role 0's least goal where its goal never rises, -1 where it may (None: not
+        looked for yet)."""
 
     def search(
         self,
@@ -64,6 +72,7 @@ class PropnetTree:
         nested: float = 0.0,
         dfs: float = 0.0,
         ordered: bool = False,
+        monotone: bool = False,
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch`."""
         if not isinstance(state, bytes):
@@ -75,11 +84,12 @@ class PropnetTree:
         lines: list[tuple[float, tuple[int, ...]]] = []
         try:
             if len(roles) == 1 and seconds is not None and seconds > 0:
+                floor = self._floor() if monotone and dfs > 0 else -1
                 seconds, lines = self._puzzle_lines(
-                    bits, seconds, seed, nested, dfs, latches, ordered
+                    bits, seconds, seed, nested, dfs, latches, ordered, floor
                 )
             elif len(roles) == 1:  # a search by iterations: load the puzzle searches
-                self._load_puzzle_searches(bits, seed, nested, dfs, latches)
+                self._load_puzzle_searches(bits, seed, nested, dfs, latches, monotone)
             found = self.tree.search(
                 bits, seconds, iterations, c, leaf, seed, mast=mast, grave=grave, paths=paths,
                 goals=goals, role=index, material=self._masks(material), greedy=greedy,
@@ -104,13 +114,19 @@ class PropnetTree:
         )
 
     def _load_puzzle_searches(
-        self, bits: npt.NDArray[np.uint8], seed: int, nested: float, dfs: float, latches: bool
+        self,
+        bits: npt.NDArray[np.uint8],
+        seed: int,
+        nested: float,
+        dfs: float,
+        latches: bool,
+        monotone: bool,
     ) -> None:
         """Compile (or load) the kernels of the puzzle searches asked for, and find the
-        solver's latches, with searches of no time: the agent's start does this, so
-        that no move pays for it."""
+        solver's latches and (with ``monotone``) whether the goal never rises, with
+        searches of no time: the agent's start does this, so that no move pays for it."""
         if dfs > 0:
-            self.tree.solve(bits, 0.0, latches)
+            self.tree.solve(bits, 0.0, latches, floor=self._floor() if monotone else -1)
         if nested > 0:
             self.tree.nested(bits, 0.0, seed)
 
@@ -123,6 +139,7 @@ class PropnetTree:
         dfs: float,
         latches: bool,
         ordered: bool,
+        floor: int,
     ) -> tuple[float, list[tuple[float, tuple[int, ...]]]]:
         """The lines (value, role 0's move indices) that the depth-first solver and the
         nested search find in their shares of ``seconds``, and the seconds left for the
@@ -138,7 +155,7 @@ class PropnetTree:
         lines = []
         if dfs > 0:
             share = min(dfs, 1 - TREE_LEAST)
-            solved = self.tree.solve(bits, share * seconds, latches, ordered)
+            solved = self.tree.solve(bits, share * seconds, latches, ordered, floor)
             if solved.value > 0 or solved.exact:  # (a nought line: maybe the first it met)
                 lines.append((solved.value, tuple(k - start for k in solved.line)))
             if solved.exact and solved.line:
@@ -148,6 +165,16 @@ class PropnetTree:
             found = self.tree.nested(bits, min(left, nested * seconds), seed ^ NESTED_SEED)
             lines.append((found.value, tuple(k - start for k in found.line)))
         return max(TREE_LEAST * seconds, end - time.perf_counter()), lines
+
+    def _floor(self) -> int:
+        """Role 0's least goal where random matches never saw its goal rise, else -1
+        (found once per tree: see :func:`~ggpkit.reasoning.goal_monotony.never_rises`)."""
+        if self._floor_points is None:
+            net = self.reasoner.net
+            least = int(net.goal_values[net.goal_start[0] : net.goal_start[1]].min(initial=0))
+            falls = never_rises(self.reasoner, random.Random(MONOTONY_SEED))
+            self._floor_points = least if falls else -1
+        return self._floor_points
 
     def _masks(self, material: tuple[frozenset[Term], ...]) -> npt.NDArray[np.uint8]:
         """Per role, its pieces as flags over the network's state bits (kept per match)."""

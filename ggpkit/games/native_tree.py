@@ -180,11 +180,13 @@ class NativeTreeSearch:
         nested: float = 0.0,
         dfs: float = 0.0,
         ordered: bool = False,
+        monotone: bool = False,
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch` (the kernels give goals only
         in terminal states: ``goals`` weighs the material heuristic, where the kernels can
         count pieces, and changes nothing otherwise; ``greedy``, ``wins``, ``latches``,
-        ``mobility``, ``nested``, ``dfs`` and ``ordered`` change nothing: a native game's
+        ``mobility``, ``nested``, ``dfs``, ``ordered`` and ``monotone`` change nothing: a
+        native game's
         playouts and expansions are what its kernels make them)."""
         row = self._row(state)
         try:

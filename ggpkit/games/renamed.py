@@ -271,6 +271,7 @@ class _RenamedTree:
         nested: float = 0.0,
         dfs: float = 0.0,
         ordered: bool = False,
+        monotone: bool = False,
     ) -> TreeReport:
         """See :class:`~ggpkit.games.capabilities.TreeSearch`, in the renamed game's names."""
         g = self.game
@@ -282,7 +283,7 @@ class _RenamedTree:
         own = self.tree.search(
             state, seconds, iterations, c, leaf, seed, mast, grave, paths, goals, inner_role,
             own_material, greedy, wins, minimax, blunders, latches, mobility, nested, dfs,
-            ordered,
+            ordered, monotone,
         )  # fmt: skip
         moves = g._named(state, lambda: tuple(g._seen(m) for m in own.moves))
         line = g._named(state, lambda: tuple(g._seen(m) for m in own.best_line))

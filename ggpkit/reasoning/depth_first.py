@@ -25,7 +25,9 @@ root is solved, the table is full or time is up. What a call finished stays in t
 table, so the next call (and the next move's search) goes on from there. Until the
 root is solved, the line offered is the best the search has seen: the moves down to
 the best valued state it met, then that state's own line. With moves ordered by the
-goal they lead to, the first line down is a greedy one.
+goal they lead to, the first line down is a greedy one. Where the role's goal never
+rises (:mod:`~ggpkit.reasoning.goal_monotony`), a state already at its least goal is
+valued so at once: queens06ug, 600,000 states unsolved without, is solved in 6,858.
 """
 
 from __future__ import annotations
@@ -104,7 +106,7 @@ def _terminal_value(net, work, val, row):  # type: ignore[no-untyped-def]
 @njit(cache=True, nogil=True)
 def solve(  # type: ignore[no-untyped-def]
     net, work, val, root, top, budget, keys, rows, used, values, done, sizes, frames, moves, tmp,
-    latched, scores, seen, path
+    latched, scores, seen, path, floor
 ):  # fmt: skip
     """Search from state ``root`` until its value is known, ``budget`` new states were
     made, or the table (``sizes[0]`` of its slots used, at most half of them) or the move
@@ -118,7 +120,9 @@ def solve(  # type: ignore[no-untyped-def]
     the rules' order) each level's moves are tried best first by the goal of the state
     each one leads to (:func:`_order_by_goal`). ``seen`` keeps the best value (in
     thousandths) any state reached from the root had, its depth and its slot, and
-    ``path`` the moves down to it (:func:`_valued`). Returns a status.
+    ``path`` the moves down to it (:func:`_valued`). With ``floor`` >= 0 (role 0's least
+    goal, in a game where its goal never rises), a new state whose goal is already that
+    is valued so at once. Returns a status.
     ``frames`` is the path: per level its slot, first move, move count, next move and
     best value so far; ``moves`` holds the levels' legal moves end to end."""
     capacity = keys.shape[0] // 2
@@ -193,6 +197,13 @@ def solve(  # type: ignore[no-untyped-def]
                 values[c] = settled[0, 0] / 100.0
                 _finish(c, done, sizes)
                 _valued(frames, depth, moves, c, settled[0, 0] * 10, seen, path)
+                continue
+        if floor >= 0:  # ``val`` holds the state: legal_moves loaded it
+            settle_goals(net, val)
+            if _goal_points(net, val, 0) == floor:  # it can only stay there
+                values[c] = floor / 100.0
+                _finish(c, done, sizes)
+                _valued(frames, depth, moves, c, floor * 10, seen, path)
                 continue
         if scores.shape[0] > 0:
             _order_by_goal(net, work, val, rows[c], moves[top_move : top_move + n], scores, tmp)
@@ -330,11 +341,13 @@ class DepthFirstSolver:
         budget: int | None = None,
         latched: bool = False,
         ordered: bool = False,
+        floor: int = -1,
     ) -> SolverResult:
         """Search ``bits`` for about ``seconds`` (on the owner's propagation state), in
         calls of ``budget`` new states each (default: about 50 ms of them); ``latched``:
         ``work`` holds latches that force goals; ``ordered``: each state's moves are
-        tried best first by the goal they lead to (see :func:`solve`)."""
+        tried best first by the goal they lead to; ``floor`` >= 0: a state whose goal is
+        that is valued so at once (see :func:`solve`)."""
         deadline = time.perf_counter() + seconds
         status = OUT_OF_BUDGET
         scores = self._scores if ordered else self._scores[:0]
@@ -347,7 +360,7 @@ class DepthFirstSolver:
             status = int(solve(
                 self._net, work, val, bits, self._top, states, self._keys, self._rows,
                 self._used, self._values, self._done, self._sizes, self._frames, self._moves,
-                self._tmp, latched, scores, self._seen, self._path,
+                self._tmp, latched, scores, self._seen, self._path, floor,
             ))  # fmt: skip
             made = int(self._sizes[0]) - before
             if made > 0:

@@ -91,13 +91,16 @@ class PropnetTreeSearch(ArrayTree):
         seconds: float,
         latches: bool = True,
         ordered: bool = False,
+        floor: int = -1,
     ) -> SolverResult:
         """A depth-first search of a one-role game from ``bits`` for about ``seconds``
         (:mod:`~ggpkit.reasoning.depth_first`; its table is kept for the match). With
         ``latches`` it values a state that its latched facts decide at once: it looks
         for the network's latches at its first call and takes them all, not only where
         one alone forces a goal as the tree does (it stops checking where the checks
-        settle nothing). ``ordered``: moves best first by the goal they lead to."""
+        settle nothing). ``ordered``: moves best first by the goal they lead to;
+        ``floor`` >= 0: role 0's goal never rises, and a state at that goal is valued so
+        at once."""
         self._prepare(bits)
         if self._solver_work is None:
             found = goal_latches(self.net, alone=False) if latches else None
@@ -113,7 +116,9 @@ class PropnetTreeSearch(ArrayTree):
                 self._arrays, len(net.base), nmoves, top / 100, SOLVER_MEMORY
             )
         work, latched = self._solver_work, self._solver_latched
-        return self._solver.search(bits, seconds, work, self._val, latched=latched, ordered=ordered)
+        return self._solver.search(
+            bits, seconds, work, self._val, latched=latched, ordered=ordered, floor=floor
+        )
 
     def _prepare(self, bits: npt.NDArray[np.generic]) -> None:
         """Make the propagation state consistent, once (any state will do)."""

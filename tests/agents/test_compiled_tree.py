@@ -262,14 +262,15 @@ def test_greedy_as_given_is_kept(greedy: int) -> None:
         ("nested", "0.5", 0.5),
         ("dfs", "0.25", 0.25),
         ("ordered", "1", True),
+        ("monotone", "1", True),
     ],
 )
 def test_tree_options_as_given_reach_the_tree(
     option: str, given: str, searched: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``mcts:wins``, ``mcts:minimax``, ``mcts:blunders``, ``mcts:latches``,
-    ``mcts:nested``, ``mcts:dfs`` and ``mcts:ordered`` from a spec reach every search of
-    the compiled tree."""
+    ``mcts:nested``, ``mcts:dfs``, ``mcts:ordered`` and ``mcts:monotone`` from a spec
+    reach every search of the compiled tree."""
     game = public("connectFour")
     agent = make_agent(f"mcts:{option}={given}", seed=1)
     assert isinstance(agent, MCTSAgent)

@@ -22,6 +22,7 @@ from ggpkit.games.api import GameError
 from ggpkit.games.gdl_game import GdlGame, load_kif_text
 from ggpkit.match.arena import play_match
 from ggpkit.reasoning.depth_first import DepthFirstSolver, best_line
+from ggpkit.reasoning.goal_monotony import never_rises
 from ggpkit.reasoning.latches import goal_latches
 from ggpkit.reasoning.propnet_search import PropnetTreeSearch
 
@@ -374,3 +375,37 @@ def test_ordered_moves_make_the_first_line_down_the_greedy_one(name: str) -> Non
     found = solver.search(bits, 0.0, search._work, search._val, budget=len(expected), ordered=True)
     assert not found.exact
     assert list(found.line) == expected and found.value == pytest.approx(value)
+
+
+def test_a_goal_that_never_rises_is_found_only_where_random_matches_show_it() -> None:
+    """queens06ug falls to 0 at the first attack and stays; BITS rises from 0 to 100 on
+    its one line (never seen rising at random: it never moves, which says nothing);
+    futoshiki4 rises from 0 to 100 when its grid is filled."""
+    rng = random.Random(1)
+    queens, _ = public_pair("queens06ug")
+    assert never_rises(queens.reasoner, rng)  # type: ignore[arg-type]
+    bits = load_kif_text(BITS, reasoner="propnet")
+    assert not never_rises(bits.reasoner, rng)  # type: ignore[arg-type]
+    futoshiki, _ = public_pair("futoshiki4")
+    assert not never_rises(futoshiki.reasoner, rng)  # type: ignore[arg-type]
+
+
+def test_a_goal_that_never_rises_values_states_at_the_floor_as_the_oracle_does() -> None:
+    """With the floor, a state whose queens already attack is valued 0 at once: from
+    late states of queens06ug the values still match a walk of every reachable state,
+    and from the start the search, hopeless without it (600,000 states unsolved), ends
+    at a line to 100."""
+    game, twin = public_pair("queens06ug")
+    search = search_of(game)
+    checked = 0
+    for state in late_states(game, twin, random.Random(6), 4):
+        solved = search.solve(game.reasoner.bits(state), 30.0, floor=0)  # type: ignore[attr-defined]
+        assert solved.exact
+        assert solved.value == pytest.approx(oracle_value(twin, game.facts(state)))
+        assert replay(game, state, solved.line) == pytest.approx(solved.value)
+        checked += 1
+    assert checked > 0
+    start = game.initial_state()
+    solved = search_of(game).solve(game.reasoner.bits(start), 60.0, floor=0)  # type: ignore[attr-defined]
+    assert solved.exact and solved.value == 1.0
+    assert replay(game, start, solved.line) == 1.0
