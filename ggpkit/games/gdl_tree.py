@@ -145,11 +145,10 @@ class PropnetTree:
         nested search find in their shares of ``seconds``, and the seconds left for the
         tree. An unfinished solver's line (the best it has seen) worth nothing is left
         out: it may be merely the first the search went down, and played it would
-        overrule the tree, whose proofs
-        steer clear of lost positions (futoshiki4, 0.5 s a move: 1 of 4 solved with it,
-        4 of 4 without). The tree gets what is left of the seconds, at least
-        :data:`TREE_LEAST` of them (a twentieth once the solver knows the state's
-        value)."""
+        overrule the tree, whose proofs steer clear of lost positions (futoshiki4, 0.5 s
+        a move: 1 of 4 solved with it, 4 of 4 without). The tree gets what is left of
+        the seconds, at least :data:`TREE_LEAST` of them (a twentieth once the solver
+        knows the state's value)."""
         start = int(self.reasoner.net.move_start[0])
         end = time.perf_counter() + seconds
         lines = []
