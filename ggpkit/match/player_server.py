@@ -311,6 +311,8 @@ class PlayerService:
         game = await self._load(msg, deadline)
         if game is None:
             return "busy"
+        log.info("START %s: %s plays %s, %.1f s after START", msg.match_id,
+                 type(game).__name__, msg.role, loop.time() - arrived)  # fmt: skip
         runner = AgentRunner(self.agent_factory(), random.Random(self.rng.random()))
         problem = await runner.start(game, msg.role, deadline - loop.time())
         if problem:
