@@ -9,13 +9,14 @@ same blend is a disaster: 0.5 of the points against 9.5 in ten reversi matches a
 agent decides per game, in its start clock, by random matches: the heuristic is used only where the
 goals of mid-game states go with the final goals (Pearson correlation over the
 middle third of each match, at least :data:`MIN_CORRELATION` for every role whose
-goals vary).
+goals vary), and only where some role's goal can fall (see :func:`goal_heuristic_weight`).
 
 The random matches are :mod:`~ggpkit.agents.probe`'s, shared with the material heuristic.
 """
 
 from __future__ import annotations
 
+import itertools
 import statistics
 from typing import Any
 
@@ -36,9 +37,16 @@ def goal_heuristic_weight(game: Game[Any], matches: list[ProbeMatch] | None) -> 
 
     Each role is judged on its own: pooled, a role that always "has" 100 before the
     end and mostly wins (sheepAndWolf's sheep) would look like information.
+
+    Goals that only accumulate (no role's ever falls in the probe: captures counted,
+    points collected) are left out however well they correlate: such a goal is what a
+    role has banked, blind to what it is about to lose, and the playouts count it
+    anyway. Valued by them, both sides of checkersBarrelNoKings trade pieces greedily:
+    2-10 against the same player without them (12 matches, 0.5 s a move), as in
+    checkersTorusNoKings (2-10) and point_grab (0-5-7).
     """
     samples = None if matches is None else _mid_game_goals(game, matches)
-    if samples is None:
+    if matches is None or samples is None or _only_accumulate(game, matches):
         return 0.0
     correlations = [
         statistics.correlation(middle, final)
@@ -66,3 +74,18 @@ def _mid_game_goals(
     except GameError:  # a role has no goal (or several) before the end
         return None
     return samples
+
+
+def _only_accumulate(game: Game[Any], matches: list[ProbeMatch]) -> bool:
+    """Whether no role's goal falls anywhere in the probe's samples (the middle states in
+    order, then the late ones, each followed by the end); True where they have no goals."""
+    try:
+        for match in matches:
+            for states in (match.middle, match.late):
+                seen = [game.goals(s) for s in states] + [match.final]
+                for before, after in itertools.pairwise(seen):
+                    if any(after[r] < before[r] for r in game.roles):
+                        return False
+    except GameError:
+        return True
+    return True

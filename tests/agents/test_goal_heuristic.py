@@ -24,6 +24,8 @@ from .corpus import public
         ("knightThrough", False),  # no goal before the end
         ("connectFour", False),  # goals 0 until the end
         ("sheepAndWolf", False),  # each role's goal is constant before the end
+        ("checkersBarrelNoKings", False),  # goals count captures: they only accumulate
+        ("point_grab", False),  # points collected only accumulate
     ],
 )
 def test_the_heuristic_is_used_only_where_mid_game_goals_go_with_the_result(
