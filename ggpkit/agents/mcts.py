@@ -115,7 +115,7 @@ from ggpkit.agents.batch_split import (
     paths_sharing_a_batch,
     time_playouts,
 )
-from ggpkit.agents.goal_heuristic import goal_heuristic_weight
+from ggpkit.agents.goal_heuristic import banks_goals, goal_heuristic_weight
 from ggpkit.agents.material_heuristic import MATERIAL_WEIGHT, material_sets
 from ggpkit.agents.mobility_heuristic import mobility_foretells
 from ggpkit.agents.probe import probe_matches
@@ -431,8 +431,9 @@ class MCTSAgent(Agent):
             self._tree = None
 
     def _decide_heuristics(self, game: Game[Any]) -> None:
-        """The goal heuristic's weight, else the material heuristic's pieces and weight,
-        else the mobility heuristic's weight."""
+        """The goal heuristic's weight, else the material heuristic's pieces and weight
+        (not where goals are banked: :func:`banks_goals`), else the mobility heuristic's
+        weight."""
         wants_material = self.material_option != 0.0
         wants_mobility = self.mobility_option > 0.0
         if self.goals_option is not None and (
@@ -442,7 +443,9 @@ class MCTSAgent(Agent):
         matches = probe_matches(game, random.Random(GOAL_PROBE_SEED))
         if self.goals_option is None:
             self.goals = goal_heuristic_weight(game, matches)
-        if self.goals == 0.0 and wants_material and matches is not None:
+        asked = self.material_option is not None  # a weight given wins over banked goals
+        banked = not asked and matches is not None and banks_goals(game, matches)
+        if self.goals == 0.0 and wants_material and matches is not None and not banked:
             self.pieces = material_sets(game, matches) or ()
             if self.pieces:
                 self.goals = self.material_option or MATERIAL_WEIGHT

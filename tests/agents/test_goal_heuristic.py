@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from ggpkit.agents.goal_heuristic import GOAL_WEIGHT, goal_heuristic_weight
+from ggpkit.agents.goal_heuristic import GOAL_WEIGHT, banks_goals, goal_heuristic_weight
 from ggpkit.agents.material_heuristic import MATERIAL_WEIGHT
 from ggpkit.agents.mcts import MCTSAgent
 from ggpkit.agents.probe import probe_matches
@@ -61,3 +61,21 @@ def test_the_spec_takes_a_share() -> None:
     assert isinstance(agent, MCTSAgent) and agent.goals_option == 0.25
     with pytest.raises(SpecError):
         make_agent("mcts:goals=2")
+
+
+def test_banked_goals_get_neither_the_goal_nor_the_material_heuristic() -> None:
+    game = public("checkersBarrelNoKings")  # goals count captures: they only accumulate
+    decided = MCTSAgent()
+    decided.start(game, game.roles[0])
+    assert decided.goals == 0.0 and decided.pieces == ()
+    asked = MCTSAgent(material=MATERIAL_WEIGHT)  # a weight given is used all the same
+    asked.start(game, game.roles[0])
+    assert asked.goals == MATERIAL_WEIGHT and len(asked.pieces) == 2
+
+
+def test_goals_settled_only_at_the_end_are_not_banked() -> None:
+    game = public("breakthroughSmall")  # 0 before the end: the material heuristic stays
+    assert not banks_goals(game, probe_matches(game, random.Random(1)) or [])
+    decided = MCTSAgent()
+    decided.start(game, game.roles[0])
+    assert decided.goals == MATERIAL_WEIGHT and len(decided.pieces) == 2
