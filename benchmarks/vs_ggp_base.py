@@ -60,7 +60,12 @@ def wait_for_port(port: int, seconds: float) -> None:
 
 
 def start_players(
-    ours: int, theirs: int, agent: str, opponent: str, opponent_cmd: str | None, log: Path | None
+    ours: int,
+    theirs: int,
+    agent: str,
+    opponent: str,
+    opponent_cmd: str | None,
+    log: Path | None = None,
 ) -> list[subprocess.Popen[bytes]]:
     """Both players, listening; ggpkit's log (which engine each START chose) to ``log``."""
     command = [str(GGP_BASE / "run.sh"), "PlayerRunner", str(theirs), opponent]
