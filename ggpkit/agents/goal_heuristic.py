@@ -9,7 +9,7 @@ same blend is a disaster: 0.5 of the points against 9.5 in ten reversi matches a
 agent decides per game, in its start clock, by random matches: the heuristic is used only where the
 goals of mid-game states go with the final goals (Pearson correlation over the
 middle third of each match, at least :data:`MIN_CORRELATION` for every role whose
-goals vary), and only where some role's goal can fall (see :func:`goal_heuristic_weight`).
+goals vary), and never on banked goals (:func:`banks_goals`).
 
 The random matches are :mod:`~ggpkit.agents.probe`'s, shared with the material heuristic.
 """
