@@ -444,8 +444,12 @@ class MCTSAgent(Agent):
         if self.goals_option is None:
             self.goals = goal_heuristic_weight(game, matches)
         asked = self.material_option is not None  # a weight given wins over banked goals
-        banked = not asked and matches is not None and banks_goals(game, matches)
-        if self.goals == 0.0 and wants_material and matches is not None and not banked:
+        if (
+            self.goals == 0.0
+            and wants_material
+            and matches is not None
+            and (asked or not banks_goals(game, matches))
+        ):
             self.pieces = material_sets(game, matches) or ()
             if self.pieces:
                 self.goals = self.material_option or MATERIAL_WEIGHT

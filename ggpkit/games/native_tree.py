@@ -186,8 +186,7 @@ class NativeTreeSearch:
         in terminal states: ``goals`` weighs the material heuristic, where the kernels can
         count pieces, and changes nothing otherwise; ``greedy``, ``wins``, ``latches``,
         ``mobility``, ``nested``, ``dfs``, ``ordered`` and ``monotone`` change nothing: a
-        native game's
-        playouts and expansions are what its kernels make them)."""
+        native game's playouts and expansions are what its kernels make them)."""
         row = self._row(state)
         try:
             found = self.tree.search(

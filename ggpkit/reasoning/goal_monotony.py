@@ -39,7 +39,8 @@ def never_rises(reasoner: PropnetReasoner, rng: random.Random) -> bool:
     falls, states = 0, 0
     cpu_limit = time.process_time() + CPU_SECONDS
     for _ in range(MATCHES):
-        state, last, fell = reasoner.initial(), _goal(reasoner, reasoner.initial()), False
+        state, fell = reasoner.initial(), False
+        last = _goal(reasoner, state)
         while not reasoner.terminal(state):
             if states >= MOST_STATES or time.process_time() > cpu_limit:
                 return falls >= MIN_FALLS
