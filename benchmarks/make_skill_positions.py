@@ -1,4 +1,4 @@
-"""Make ``ggpkit/agents/skill_positions.json``: positions of public games with their good moves.
+"""Make ``ggpkit/tools/skill_positions.json``: positions of public games with their good moves.
 
 Positions come from seeded random playouts of small public games (read from the games
 folder, ``$GGPKIT_GAMES_DIR`` or ``../shared/ggp-games``), stopped at a random depth where
@@ -21,21 +21,21 @@ from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
 
-from ggpkit.agents.skilltest import (
+from ggpkit.games.api import Game
+from ggpkit.games.registry import load_kif
+from ggpkit.tools.corpus import default_games_dir
+from ggpkit.tools.skilltest import (
     POSITIONS_FILE,
     check_position,
     good_moves,
     load_positions,
     open_game,
 )
-from ggpkit.games.api import Game
-from ggpkit.games.corpus import default_games_dir
-from ggpkit.games.registry import load_kif
 
 GAMES = {"ticTacToe.kif": 16, "toetictac.kif": 12, "nim1.kif": 10, "nim2.kif": 10, "sum15.kif": 12}
 """Public games and how many positions each gives (all solved from their start in seconds)."""
 
-OUT = Path(__file__).resolve().parents[1] / "ggpkit" / "agents" / POSITIONS_FILE
+OUT = Path(__file__).resolve().parents[1] / "ggpkit" / "tools" / POSITIONS_FILE
 
 
 def candidates(game: Game[Any], rng: random.Random) -> tuple[list[list[str]], Hashable, str] | None:

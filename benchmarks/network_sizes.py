@@ -28,8 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from ggpkit.gdl.kif import parse_rules, read_kif_file  # noqa: E402
-from ggpkit.reasoning.fast import PropnetReasoner  # noqa: E402
-from ggpkit.reasoning.prover import Prover  # noqa: E402
+from ggpkit.reasoning.propnet.reasoner import PropnetReasoner  # noqa: E402
+from ggpkit.reasoning.prover.reasoner import Prover  # noqa: E402
 
 GAMES = ROOT.parent / "shared" / "ggp-games"
 

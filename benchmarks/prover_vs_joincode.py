@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from ggpkit.gdl.kif import Rule, parse_rules, read_kif_file  # noqa: E402
 from ggpkit.gdl.terms import Term  # noqa: E402
-from ggpkit.reasoning.prover import Prover  # noqa: E402
+from ggpkit.reasoning.prover.reasoner import Prover  # noqa: E402
 
 GAMES = ROOT.parent / "shared" / "ggp-games"
 # The corpus games that do not ground (the prover plays them), slowest first.

@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ggpkit.games.corpus import default_games_dir
+from ggpkit.tools.corpus import default_games_dir
 
 CONFIG = """\
 name = "kill -9 and resume"

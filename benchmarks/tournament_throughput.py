@@ -26,9 +26,9 @@ from typing import Any
 
 from ggpkit.agents.base import Limit
 from ggpkit.games.api import Game
-from ggpkit.games.corpus import default_games_dir
 from ggpkit.games.registry import load
 from ggpkit.match.arena import play_match, run_arena
+from ggpkit.tools.corpus import default_games_dir
 from ggpkit.tournament.config import TournamentConfig, config_from_options
 from ggpkit.tournament.games import resolve_games
 

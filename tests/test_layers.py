@@ -18,11 +18,12 @@ LAYERS: list[set[str]] = [
     {"errors", "processes"},
     {"gdl"},
     {"reasoning"},
+    {"search"},
     {"games"},
     {"agents"},
     {"match"},
     {"store"},
-    {"cli", "web", "envs", "tournament"},
+    {"cli", "web", "envs", "tournament", "tools"},
 ]
 """Lowest first; a module may import its own layer and any earlier one."""
 

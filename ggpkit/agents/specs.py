@@ -86,7 +86,7 @@ _LIMIT_OPTIONS = ("time", "playouts", "depth")
 AGENTS: dict[str, _Kind] = {
     "random": _Kind("ggpkit.agents.random_agent:RandomAgent", {}, "uniformly random legal moves"),
     "mcts": _Kind(
-        "ggpkit.agents.mcts:MCTSAgent",
+        "ggpkit.agents.mcts.agent:MCTSAgent",
         {
             "time": _positive_float,
             "playouts": _positive_int,

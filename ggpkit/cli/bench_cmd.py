@@ -13,7 +13,7 @@ from ggpkit.cli.common import plural, stderr_progress
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from ggpkit.games.bench import BenchRow
+    from ggpkit.tools.bench import BenchRow
 
 
 def _table(rows: list[BenchRow], seconds: float, repeat: int) -> Table:
@@ -100,10 +100,10 @@ def bench_command(
         TimeElapsedColumn,
     )
 
-    from ggpkit.agents.search_rate import mcts_speed
     from ggpkit.games.api import GameError
-    from ggpkit.games.bench import ENGINES, bench
     from ggpkit.games.registry import games
+    from ggpkit.tools.bench import ENGINES, bench
+    from ggpkit.tools.search_rate import mcts_speed
 
     if engine == "all":
         engines: tuple[str, ...] = ENGINES

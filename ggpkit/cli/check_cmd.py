@@ -3,7 +3,7 @@
 A file without errors is then loaded as ``ggpkit.load`` would load it, and the
 command says what the game is (its declared ``GameInfo``) and which reasoner runs
 it, with the reason when the fast propnet could not be used. A few seeded random
-playouts of the loaded game (``ggpkit.games.playout_probe``) then warn when one
+playouts of the loaded game (``ggpkit.games.gdl.playout_probe``) then warn when one
 reaches a non-terminal state where a role has no legal move.
 """
 
@@ -34,7 +34,7 @@ def describe_game(game: Game[Any]) -> str:
 
 def _load_and_describe(path: Path, check_seconds: float, stats: bool) -> Game[Any] | None:
     """Load the game and print what it is (and with ``stats``, where the time went)."""
-    from ggpkit.games.gdl_game import load_kif_file
+    from ggpkit.games.gdl.game import load_kif_file
 
     try:
         game = load_kif_file(path, check=False)
@@ -55,7 +55,7 @@ def _load_and_describe(path: Path, check_seconds: float, stats: bool) -> Game[An
 def _probe_warnings(path: Path, game: Game[Any], playouts: int, show: bool) -> int:
     """Warn when random playouts reach a state where a role has no legal move (legal GDL
     the static checks cannot see, but no match can go on from there); the count of warnings."""
-    from ggpkit.games.playout_probe import find_stuck_state
+    from ggpkit.games.gdl.playout_probe import find_stuck_state
 
     try:
         stuck = find_stuck_state(game, playouts=playouts)

@@ -13,7 +13,7 @@ from ggpkit.cli.common import plural, stderr_progress
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from ggpkit.games.corpus import GameResult
+    from ggpkit.tools.corpus import GameResult
 
 
 @app.command("corpus")
@@ -68,8 +68,8 @@ def corpus_command(
     from rich.table import Table
 
     from ggpkit.games.api import GameError
-    from ggpkit.games.corpus import PLAYED, default_games_dir, game_files, run_corpus, summary
-    from ggpkit.games.gdl_game import REASONERS
+    from ggpkit.games.gdl.game import REASONERS
+    from ggpkit.tools.corpus import PLAYED, default_games_dir, game_files, run_corpus, summary
 
     if reasoner not in REASONERS:
         raise GameError(f"unknown reasoner {reasoner!r}; use one of {', '.join(REASONERS)}")

@@ -36,7 +36,7 @@ def perftest_command(
     rollouts. A game that cannot be read or run is reported in the results file
     (``errorMessage=``), as gdl-perf expects, and the command exits with status 1.
     """
-    from ggpkit.games.perftest import perftest
+    from ggpkit.tools.perftest import perftest
 
     if seconds <= 0:
         raise typer.BadParameter("SECONDS must be positive")

@@ -34,9 +34,9 @@ def skilltest_command(
     """Play every position once and print the score per game and overall."""
     import json
 
-    from ggpkit.agents.skilltest import answer, load_positions, open_game
     from ggpkit.agents.specs import SpecError, make_agent
-    from ggpkit.games.corpus import default_games_dir
+    from ggpkit.tools.corpus import default_games_dir
+    from ggpkit.tools.skilltest import answer, load_positions, open_game
 
     try:
         make_agent(spec)

@@ -20,7 +20,7 @@ def warmup_command() -> None:
     native engine and on its GDL twin, and a batch of compiled playouts of each.
     """
     from ggpkit.cli.common import stderr_progress
-    from ggpkit.games.warmup import warm_up_kernels
+    from ggpkit.tools.warmup import warm_up_kernels
 
     began = time.monotonic()
     with stderr_progress("{task.description}") as bar:

@@ -29,9 +29,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ggpkit.games.api import Game, GameError, Utility
+from ggpkit.games.board.layout import EMPTY_WORDS, Layout, infer_layout, natural_key
 from ggpkit.games.registry import load
 from ggpkit.gdl.terms import Func, Term
-from ggpkit.web.board import EMPTY_WORDS, Layout, infer_layout, natural_key
 
 Int8Array = npt.NDArray[np.int8]
 

@@ -115,7 +115,7 @@ class GameInfo:
 
     Agents and interfaces read this, and nothing else, to decide how to treat a game.
     Native games declare it; GDL games derive it from their rules and a bounded probe
-    (see :class:`~ggpkit.games.gdl_game.GdlGame`).
+    (see :class:`~ggpkit.games.gdl.game.GdlGame`).
     """
 
     dynamics: Dynamics

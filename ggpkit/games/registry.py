@@ -160,7 +160,7 @@ def _twin_info(native: GameInfo, probed: GameInfo) -> GameInfo:
 
 def _gdl_module() -> Any:
     """The GDL-backed game module, imported on first use (it pulls in the reasoners)."""
-    return importlib.import_module("ggpkit.games.gdl_game")
+    return importlib.import_module("ggpkit.games.gdl.game")
 
 
 def load(name_or_path: str, engine: str = "native") -> Game[Any]:
@@ -188,7 +188,7 @@ def load_kif(
 ) -> Game[Any]:
     """A game from GDL text; ``timeout`` bounds the propnet's compilation (then the prover).
 
-    ``keep_compiling``: see :func:`ggpkit.games.gdl_game.load_kif_text`.
+    ``keep_compiling``: see :func:`ggpkit.games.gdl.game.load_kif_text`.
     """
     gdl = _gdl_module()
     game: Game[Any] = gdl.load_kif_text(

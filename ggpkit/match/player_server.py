@@ -57,8 +57,8 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from ggpkit.agents.base import Agent
 from ggpkit.errors import GgpkitError
 from ggpkit.games.api import Game, GameError
-from ggpkit.games.gdl_game import GdlGame
-from ggpkit.games.pending_propnet import PendingPropnet
+from ggpkit.games.gdl.game import GdlGame
+from ggpkit.games.gdl.pending_propnet import PendingPropnet
 from ggpkit.gdl.terms import facts_text
 from ggpkit.match.agent_runner import AgentRunner, in_daemon_thread, within_time_limit
 from ggpkit.match.clock import safety_margin
@@ -137,7 +137,7 @@ def gdl_loader(rules: str, seconds: float) -> Game[Any]:
 
 def prover_loader(rules: str, seconds: float) -> Game[Any]:
     """Load rules on the join-code prover: no grounding, ready in the time it takes to read."""
-    from ggpkit.games.gdl_game import load_kif_text
+    from ggpkit.games.gdl.game import load_kif_text
 
     return load_kif_text(rules, "<START>", reasoner="joincode")
 
@@ -162,11 +162,11 @@ def valid_clock(seconds: float) -> bool:
 def default_loader(rules: str, seconds: float) -> Game[Any]:
     """The GDL engine on the rules; a registered native engine if it plays them identically.
 
-    Recognition (:mod:`ggpkit.games.recognition`) checks the native engine against the
+    Recognition (:mod:`ggpkit.games.recognition.recognise`) checks the native engine against the
     GDL one on random lines before trusting it, within half of the time the GDL load
     left (at most :data:`RECOGNITION_SECONDS`); any difference keeps the GDL engine.
     """
-    from ggpkit.games.recognition import recognise
+    from ggpkit.games.recognition.recognise import recognise
 
     started = time.monotonic()
     game = gdl_loader(rules, seconds)

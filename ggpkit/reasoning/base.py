@@ -1,7 +1,7 @@
 """The reasoner contract: what a GDL-backed game needs from any reasoner.
 
 Two families implement it: the slow, simple reference prover (the oracle) and
-the fast grounded propositional network. ``ggpkit.games.gdl_game`` wraps a
+the fast grounded propositional network. ``ggpkit.games.gdl.game`` wraps a
 reasoner into the game API; the differential tests play them side by side.
 """
 

@@ -42,11 +42,11 @@ from ggpkit.games.api import Game, GameError
 from ggpkit.games.capabilities import Solver
 from ggpkit.games.notation import move_from_text
 from ggpkit.games.registry import UnknownGameError, games, load, rules_path
-from ggpkit.games.warmup import warm_up
 from ggpkit.gdl.kif import GdlSyntaxError
 from ggpkit.match.records import MatchRecord, RecordError
 from ggpkit.store.sqlite import MatchExistsError, MatchStore, StoreError
 from ggpkit.store.tournaments import TournamentStore
+from ggpkit.tools.warmup import warm_up
 from ggpkit.web.docs import add_docs
 from ggpkit.web.guards import LOCAL_HOSTS, MAX_BODY_BYTES, RequestGuard
 from ggpkit.web.kif_jobs import LoadJobs, TooManyLoads

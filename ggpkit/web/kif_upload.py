@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ggpkit.games.api import Game, GameError
-from ggpkit.games.gdl_game import load_kif_text
+from ggpkit.games.gdl.game import load_kif_text
 from ggpkit.gdl.checker import check_text
 from ggpkit.gdl.kif import GdlSyntaxError, parse_rules
 from ggpkit.reasoning.base import time_limit

@@ -14,13 +14,13 @@ from typing import Any
 
 from ggpkit.agents.base import Thoughts
 from ggpkit.games.api import Game, GameError
+from ggpkit.games.board.facts import possible_facts
+from ggpkit.games.board.layout import Layout, board_view, infer_layout, move_cells, move_column
 from ggpkit.games.notation import short_form
 from ggpkit.games.registry import games, load
 from ggpkit.gdl.kif import parse_terms
 from ggpkit.gdl.terms import Term, split_facts_text
 from ggpkit.match.records import MatchRecord
-from ggpkit.web.board import Layout, board_view, infer_layout, move_cells, move_column
-from ggpkit.web.board_facts import possible_facts
 from ggpkit.web.outcome import counter_limits, generic_reason, result_text
 from ggpkit.web.sessions import Session
 

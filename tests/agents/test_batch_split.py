@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 import ggpkit
-from ggpkit.agents import mcts
 from ggpkit.agents.base import Limit
-from ggpkit.agents.batch_split import path_seconds, paths_sharing_a_batch
-from ggpkit.agents.mcts import MCTSAgent
+from ggpkit.agents.mcts import agent as mcts
+from ggpkit.agents.mcts.agent import MCTSAgent
+from ggpkit.agents.mcts.batch_split import path_seconds, paths_sharing_a_batch
 from ggpkit.games.api import Game
 
 

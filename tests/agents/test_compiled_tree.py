@@ -15,12 +15,12 @@ import pytest
 
 import ggpkit
 from ggpkit.agents.base import Limit
-from ggpkit.agents.mcts import MCTSAgent
+from ggpkit.agents.mcts.agent import MCTSAgent
 from ggpkit.agents.solvers.generic import GenericSolver
 from ggpkit.agents.specs import make_agent
 from ggpkit.games.api import Game
-from ggpkit.games.capabilities import TreeSearch
-from ggpkit.games.gdl_game import load_kif_text
+from ggpkit.games.gdl.game import load_kif_text
+from ggpkit.search.contract import TreeSearch
 
 from .corpus import public
 
@@ -373,8 +373,8 @@ def test_all_moves_as_first_counts_moves_played_at_or_below_each_node() -> None:
     11 was played only above node 1, 13 and 22 never."""
     import numpy as np
 
-    from ggpkit.reasoning import propnet_search_kernels as sk
-    from ggpkit.reasoning.array_tree import tree_arrays
+    from ggpkit.search.propnet import kernels as sk
+    from ggpkit.search.tree.array_tree import tree_arrays
 
     tree = tree_arrays(4, 1, 2, np.uint8)
     first, nedge, mover, emove = tree[1], tree[2], tree[3], tree[10]
@@ -392,9 +392,9 @@ def test_all_moves_as_first_counts_moves_played_at_or_below_each_node() -> None:
 
 
 def test_a_move_proven_to_lose_is_never_chosen_nor_merged_however_visited() -> None:
-    from ggpkit.agents.mcts import _report_choice
-    from ggpkit.games.capabilities import TreeReport
+    from ggpkit.agents.mcts.agent import _report_choice
     from ggpkit.gdl.kif import parse_term
+    from ggpkit.search.contract import TreeReport
 
     moves = tuple(parse_term(t) for t in ("(a)", "(b)", "(c)"))
     report = TreeReport(
@@ -448,7 +448,7 @@ def _count(sub: tuple[Any, ...]) -> int:
 
 
 def test_compaction_keeps_the_new_roots_subtree_exactly() -> None:
-    from ggpkit.reasoning import tree_kernels as tk
+    from ggpkit.search.tree import kernels as tk
 
     game = public("connectFour")
     search = tree_of(game).tree  # type: ignore[attr-defined]
@@ -494,7 +494,7 @@ def _reachable(arrays: Any, root: int) -> dict[bytes, tuple[Any, ...]]:
 def test_compaction_puts_the_new_root_first_when_its_subtree_holds_older_nodes() -> None:
     """A transposition can make a node older than the new root part of its subtree; the
     root must still end up in slot 0, where the search goes on from."""
-    from ggpkit.reasoning import tree_kernels as tk
+    from ggpkit.search.tree import kernels as tk
 
     game = public("connectFour")
     search = tree_of(game).tree  # type: ignore[attr-defined]
@@ -554,7 +554,7 @@ def test_every_compiled_call_runs_a_whole_batch_of_paths(monkeypatch: pytest.Mon
     import itertools
     import types
 
-    from ggpkit.reasoning import array_tree
+    from ggpkit.search.tree import array_tree
 
     clock = itertools.count(0.0, 0.5)
     monkeypatch.setattr(array_tree, "time", types.SimpleNamespace(perf_counter=lambda: next(clock)))
@@ -568,7 +568,7 @@ def test_a_search_starts_no_call_it_expects_to_overrun(monkeypatch: pytest.Monke
     third call ends at 0.9 s and a fourth would end at 1.2 s, so it is not started."""
     import time
 
-    from ggpkit.reasoning import tree_kernels as tk
+    from ggpkit.search.tree import kernels as tk
 
     game = public("connectFour")
     search = tree_of(game).tree  # type: ignore[attr-defined]

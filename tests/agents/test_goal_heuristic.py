@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-from ggpkit.agents.goal_heuristic import GOAL_WEIGHT, banks_goals, goal_heuristic_weight
-from ggpkit.agents.material_heuristic import MATERIAL_WEIGHT
-from ggpkit.agents.mcts import MCTSAgent
-from ggpkit.agents.probe import probe_matches
+from ggpkit.agents.mcts.agent import MCTSAgent
+from ggpkit.agents.mcts.goal_heuristic import GOAL_WEIGHT, banks_goals, goal_heuristic_weight
+from ggpkit.agents.mcts.material_heuristic import MATERIAL_WEIGHT
+from ggpkit.agents.mcts.probe import probe_matches
 from ggpkit.agents.specs import SpecError, make_agent
 
 from .corpus import public

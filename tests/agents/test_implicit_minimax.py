@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ggpkit.reasoning import tree_kernels as tk
+from ggpkit.search.tree import kernels as tk
 
 from .corpus import public
 from .test_compiled_tree import random_state, tree_of
@@ -80,8 +80,8 @@ def test_each_node_holds_the_minimax_of_its_childrens_heuristic_values(
     search = tree_of(game).tree  # type: ignore[attr-defined]
     material = None
     if name == "breakthroughSmall":
-        from ggpkit.agents.material_heuristic import material_sets
-        from ggpkit.agents.probe import probe_matches
+        from ggpkit.agents.mcts.material_heuristic import material_sets
+        from ggpkit.agents.mcts.probe import probe_matches
 
         pieces = material_sets(game, probe_matches(game, random.Random(1)))
         assert pieces, "breakthroughSmall's pieces are found"
@@ -120,7 +120,7 @@ def test_selection_follows_the_backed_up_values_by_their_share() -> None:
 
 
 def tree_arrays_for_two_moves() -> Any:
-    from ggpkit.reasoning.array_tree import tree_arrays
+    from ggpkit.search.tree.array_tree import tree_arrays
 
     arrays = tree_arrays(4, 1, 2, np.uint8)
     arrays[1][0], arrays[2][0], arrays[3][0] = 0, 2, 0

@@ -8,15 +8,15 @@ import numpy as np
 import pytest
 
 from ggpkit.agents.base import Limit
-from ggpkit.agents.material_heuristic import MATERIAL_WEIGHT, MAX_CANDIDATE_SETS, material_sets
-from ggpkit.agents.mcts import MCTSAgent
-from ggpkit.agents.probe import ProbeMatch, probe_matches
+from ggpkit.agents.mcts.agent import MCTSAgent
+from ggpkit.agents.mcts.material_heuristic import MATERIAL_WEIGHT, MAX_CANDIDATE_SETS, material_sets
+from ggpkit.agents.mcts.probe import ProbeMatch, probe_matches
 from ggpkit.agents.specs import SpecError, make_agent
-from ggpkit.games.recognition import recognise
+from ggpkit.games.recognition.recognise import recognise
 from ggpkit.games.registry import load
 from ggpkit.gdl.terms import Func, func
-from ggpkit.reasoning import tree_kernels as tk
-from ggpkit.reasoning.array_tree import ArrayTree
+from ggpkit.search.tree import kernels as tk
+from ggpkit.search.tree.array_tree import ArrayTree
 
 from .corpus import public
 

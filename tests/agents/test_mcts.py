@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ggpkit.agents.base import Limit
-from ggpkit.agents.mcts import MCTSAgent
+from ggpkit.agents.mcts.agent import MCTSAgent
 from ggpkit.games.api import Game
 
 from .toy_games import Combination, Dilemma, GiveUp, Nim, Pennies, TicTacToe, Traps

@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ggpkit.agents.mcts import MCTSAgent
-from ggpkit.agents.mobility_heuristic import mobility, mobility_foretells
-from ggpkit.agents.probe import ProbeMatch, probe_matches
-from ggpkit.games.gdl_game import load_kif_text
+from ggpkit.agents.mcts.agent import MCTSAgent
+from ggpkit.agents.mcts.mobility_heuristic import mobility, mobility_foretells
+from ggpkit.agents.mcts.probe import ProbeMatch, probe_matches
+from ggpkit.games.gdl.game import load_kif_text
 
 from .corpus import public
 from .test_compiled_tree import random_state, tree_of

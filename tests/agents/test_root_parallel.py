@@ -12,8 +12,8 @@ import pytest
 
 import ggpkit
 from ggpkit.agents.base import Limit
-from ggpkit.agents.mcts import MCTSAgent
-from ggpkit.agents.root_parallel import can_fork_workers, merged_choice
+from ggpkit.agents.mcts.agent import MCTSAgent
+from ggpkit.agents.mcts.root_parallel import can_fork_workers, merged_choice
 from ggpkit.agents.specs import make_agent, with_threads
 from ggpkit.gdl.terms import func
 

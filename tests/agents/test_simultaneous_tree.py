@@ -15,7 +15,7 @@ import pytest
 
 import ggpkit
 from ggpkit.agents.base import Limit
-from ggpkit.agents.mcts import MCTSAgent
+from ggpkit.agents.mcts.agent import MCTSAgent
 from ggpkit.games.api import Dynamics, Game, GameError
 
 from .corpus import public

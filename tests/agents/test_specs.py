@@ -7,7 +7,7 @@ import pytest
 from ggpkit.agents import specs
 from ggpkit.agents.alphabeta import AlphaBetaAgent
 from ggpkit.agents.base import Limit
-from ggpkit.agents.mcts import MCTSAgent
+from ggpkit.agents.mcts.agent import MCTSAgent
 from ggpkit.agents.specs import SpecError, make_agent, parse_spec
 
 

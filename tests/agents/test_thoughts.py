@@ -4,7 +4,7 @@ follows from the rules (rules.md): a win in one move, peg solitaire's perfect sc
 from __future__ import annotations
 
 from ggpkit.agents.base import Limit
-from ggpkit.agents.mcts import MCTSAgent
+from ggpkit.agents.mcts.agent import MCTSAgent
 from ggpkit.agents.random_agent import RandomAgent
 from ggpkit.agents.solvers.agent import SolverAgent
 from ggpkit.games.registry import load

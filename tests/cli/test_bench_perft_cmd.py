@@ -11,10 +11,10 @@ import pytest
 from typer.testing import CliRunner
 
 from ggpkit.cli import _load_commands, app
-from ggpkit.games import bench as bench_module
-from ggpkit.games.bench import bench
 from ggpkit.games.perft import perft
 from ggpkit.games.registry import load
+from ggpkit.tools import bench as bench_module
+from ggpkit.tools.bench import bench
 
 _load_commands()
 runner = CliRunner()

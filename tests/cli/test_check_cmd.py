@@ -129,8 +129,8 @@ def test_check_says_which_reasoner_runs_a_good_file(tmp_path: Path) -> None:
 def test_check_shows_why_the_propnet_was_not_used(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ggpkit.reasoning import fast
-    from ggpkit.reasoning.grounding import GroundingError
+    from ggpkit.reasoning.grounding.grounder import GroundingError
+    from ggpkit.reasoning.propnet import reasoner as fast
 
     def too_big(*args: object, **kwargs: object) -> None:
         raise GroundingError("more than 5 possible ground atoms")
@@ -159,7 +159,7 @@ def test_games_lists_each_game_with_its_kind_and_capabilities() -> None:
 
 def test_check_stats_gives_each_phase_and_the_sizes_of_the_grounding(tmp_path: Path) -> None:
     from ggpkit.gdl.kif import parse_rules
-    from ggpkit.reasoning.grounding import ground
+    from ggpkit.reasoning.grounding.grounder import ground
 
     path = tmp_path / "good.kif"
     path.write_text(GOOD)

@@ -117,7 +117,7 @@ def test_a_two_role_registered_game_played_as_the_second_role() -> None:
 
 
 def test_a_kif_file_plays_on_the_gdl_engine() -> None:
-    pytest.importorskip("ggpkit.games.gdl_game")
+    pytest.importorskip("ggpkit.games.gdl.game")
     result = RUNNER.invoke(app, ["play", str(rules_path("peg"))], input="1\n" * 40)
     assert result.exit_code == 0, result.output
     out = result.output

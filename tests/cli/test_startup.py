@@ -28,7 +28,7 @@ HEAVY = (
     "fastapi",
     "starlette",
     "httpx",
-    "ggpkit.games.gdl_game",
+    "ggpkit.games.gdl.game",
     "ggpkit.games.breakthrough.game",
     "ggpkit.games.checkers.game",
     "ggpkit.games.peg.game",

@@ -6,8 +6,8 @@ import pytest
 from typer.testing import CliRunner
 
 from ggpkit.cli import _load_commands, app
-from ggpkit.games import warmup
 from ggpkit.games.registry import games
+from ggpkit.tools import warmup
 
 _load_commands()
 runner = CliRunner()

@@ -24,7 +24,7 @@ import ggpkit
 from ggpkit.games.api import Game
 from ggpkit.games.breakthrough.game import position as bt_position
 from ggpkit.games.checkers.game import PawnCheckers
-from ggpkit.games.gdl_game import GdlGame
+from ggpkit.games.gdl.game import GdlGame
 from ggpkit.games.peg import kernels as peg_kernels
 from ggpkit.games.peg.game import PegGame
 from ggpkit.games.peg.game import PegState as PegGameState

@@ -20,7 +20,7 @@ from match.support import TinyGame
 
 import ggpkit
 from ggpkit.games.api import Dynamics, Game, GameInfo, Utility
-from ggpkit.games.gdl_game import load_kif_file, load_kif_text
+from ggpkit.games.gdl.game import load_kif_file, load_kif_text
 from ggpkit.games.registry import load_kif, rules_path
 from ggpkit.games.testing import ApiTestFailure, api_test
 from ggpkit.gdl.terms import Term, func
@@ -214,8 +214,8 @@ def test_a_game_that_cannot_rebuild_states_fails_the_round_trip() -> None:
 @pytest.mark.parametrize("name", sorted(ggpkit.games()))
 def test_native_engines_under_scrambled_names(name: str) -> None:
     """The player's renamed native engine (for scrambled rules) keeps the contract too."""
-    from ggpkit.games.recognition import recognise
-    from ggpkit.games.renamed import RenamedGame
+    from ggpkit.games.recognition.recognise import recognise
+    from ggpkit.games.recognition.renamed import RenamedGame
 
     scrambled = Scrambler(rules_path(name).read_text(encoding="utf-8"), seed=5).rules
     game = recognise(load_kif(scrambled), seconds=60.0)  # what, not how fast

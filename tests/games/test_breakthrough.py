@@ -392,7 +392,7 @@ def test_kernel_playouts_agree_with_interpreted_ones_in_distribution() -> None:
 
 
 def _prover_game(path: Path) -> Game[Any]:
-    gdl_game = pytest.importorskip("ggpkit.games.gdl_game")
+    gdl_game = pytest.importorskip("ggpkit.games.gdl.game")
     loaded: Game[Any] = gdl_game.load_kif_file(path, reasoner="prover")
     return loaded
 
@@ -428,7 +428,7 @@ def test_native_equals_gdl_twin(game: BreakthroughHoles) -> None:
 @VARIANTS
 def test_native_equals_shipped_gdl_engine(game: BreakthroughHoles) -> None:
     # The twin through ggpkit.load(..., engine="gdl"), with whichever reasoner it picks.
-    pytest.importorskip("ggpkit.games.gdl_game")
+    pytest.importorskip("ggpkit.games.gdl.game")
     twin = ggpkit.load(game.name, engine="gdl")
     assert perft(twin, twin.initial_state(), 3) == perft(game, game.initial_state(), 3)
     _differential(game, twin, seed=33, games=3)

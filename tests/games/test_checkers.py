@@ -550,7 +550,7 @@ DIFF_PLAYOUTS = int(os.environ.get("GGPKIT_CHECKERS_DIFF_PLAYOUTS", "12"))
 
 def prover_game(path: Path) -> Game[Any]:
     """The GDL game on the reference prover (the oracle), skipped while the engine is absent."""
-    gdl_game = pytest.importorskip("ggpkit.games.gdl_game")
+    gdl_game = pytest.importorskip("ggpkit.games.gdl.game")
     game: Game[Any] = gdl_game.load_kif_file(path, reasoner="prover")
     return game
 
@@ -645,7 +645,7 @@ def _joints(game: PawnCheckers, state: CheckersState) -> list[list[Any]]:
 @pytest.mark.parametrize("native", [PLAIN, BARREL], ids=["plain", "barrel"])
 def test_the_registered_gdl_engine_agrees_with_native(native: PawnCheckers) -> None:
     """``load(name, engine="gdl")`` (whichever reasoner it picks) plays the same game."""
-    pytest.importorskip("ggpkit.games.gdl_game")
+    pytest.importorskip("ggpkit.games.gdl.game")
     gdl = load(native.name, engine="gdl")
     for seed in range(DIFF_PLAYOUTS):
         rng = random.Random(1000 + seed)

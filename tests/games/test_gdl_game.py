@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 import ggpkit
-from ggpkit.games import gdl_game
 from ggpkit.games.api import Dynamics, GameError, IllegalMoveError, Utility
-from ggpkit.games.gdl_game import (
+from ggpkit.games.gdl import game as gdl_game
+from ggpkit.games.gdl.game import (
     GdlCheckError,
     GdlGame,
     GdlGameError,
@@ -171,7 +171,7 @@ def test_load_by_path_through_the_registry() -> None:
 def test_auto_falls_back_to_the_prover_without_the_fast_reasoner(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from ggpkit.games import gdl_game
+    from ggpkit.games.gdl import game as gdl_game
 
     def no_module(name: str) -> object:
         raise ImportError(name)

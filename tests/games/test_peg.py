@@ -356,7 +356,7 @@ def _gdl_peg(source: str, reasoner: str) -> Game[object]:
     ``reasoner`` is ``"auto"`` (the fast propnet when it can run the game) or
     ``"prover"`` (the slow reference prover, the oracle).
     """
-    gdl_game = pytest.importorskip("ggpkit.games.gdl_game")
+    gdl_game = pytest.importorskip("ggpkit.games.gdl.game")
     if source == "twin":
         path = rules_path("peg")
     else:
@@ -421,7 +421,7 @@ _INIT_RE = re.compile(r"\(init\s+\((?:hole|pegs)[^()]*\)\)", re.IGNORECASE)
 @pytest.mark.parametrize("source", ["twin", "public"])
 def test_goal_edge_cases_equal_gdl(source: str) -> None:
     """Hand-built positions become the ``init`` of the GDL rules, then both engines score them."""
-    gdl_game = pytest.importorskip("ggpkit.games.gdl_game")
+    gdl_game = pytest.importorskip("ggpkit.games.gdl.game")
     path = rules_path("peg") if source == "twin" else _SHARED_GAMES / "peg.kif"
     if not path.is_file():
         pytest.skip("../shared/ggp-games is absent")

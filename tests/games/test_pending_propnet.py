@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from ggpkit.games.gdl_game import GdlGame, load_kif_text
+from ggpkit.games.gdl.game import GdlGame, load_kif_text
 from ggpkit.games.registry import rules_path
 
 RULES = rules_path("pawn-checkers").read_text()

@@ -8,7 +8,7 @@ import pytest
 
 import ggpkit
 from ggpkit.games.api import GameError
-from ggpkit.games.gdl_game import load_kif_file, load_kif_text
+from ggpkit.games.gdl.game import load_kif_file, load_kif_text
 from ggpkit.games.registry import rules_path
 
 

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from ggpkit.games.api import Game
-from ggpkit.games.recognition import learner, recognise
+from ggpkit.games.recognition.recognise import learner, recognise
+from ggpkit.games.recognition.renamed import RenamedGame, UnknownNameError
 from ggpkit.games.registry import load, load_kif, rules_path
-from ggpkit.games.renamed import RenamedGame, UnknownNameError
 from ggpkit.match.protocol import strip_comments
 from ggpkit.match.scramble import Scrambler
 
@@ -193,7 +193,7 @@ def test_other_games_are_not_recognised() -> None:
 
 def test_mcts_plays_a_recognised_game_in_the_rules_names() -> None:
     from ggpkit.agents.base import Limit
-    from ggpkit.agents.mcts import MCTSAgent
+    from ggpkit.agents.mcts.agent import MCTSAgent
 
     gdl = load_kif(Scrambler(public_text("breakthroughSmallHoles"), seed=4).rules)
     game = recognise(gdl, seconds=PATIENCE)
@@ -209,7 +209,7 @@ def test_mcts_plays_a_recognised_game_in_the_rules_names() -> None:
 def test_mcts_scores_100_on_the_public_peg_scrambled_through_its_hint() -> None:
     """The native hint answers through the renaming: every move is the rules' own."""
     from ggpkit.agents.base import Limit
-    from ggpkit.agents.mcts import MCTSAgent
+    from ggpkit.agents.mcts.agent import MCTSAgent
 
     gdl = load_kif(Scrambler(public_text("peg"), seed=11).rules)
     game = recognise(gdl, seconds=PATIENCE)

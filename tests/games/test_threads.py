@@ -19,7 +19,7 @@ import pytest
 
 import ggpkit
 from ggpkit.games.api import Game
-from ggpkit.games.gdl_game import load_kif_file
+from ggpkit.games.gdl.game import load_kif_file
 from ggpkit.games.registry import rules_path
 
 from .test_api_test import games_dir

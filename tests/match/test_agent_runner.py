@@ -8,7 +8,7 @@ import pytest
 
 from ggpkit.agents.random_agent import RandomAgent
 from ggpkit.games.api import GameError
-from ggpkit.games.gdl_game import load_kif_text
+from ggpkit.games.gdl.game import load_kif_text
 from ggpkit.match import agent_runner
 from ggpkit.match.agent_runner import AgentRunner
 from match.support import PonderingAgent, RecordingAgent, TinyGame

@@ -7,7 +7,7 @@ from typing import Any
 
 from ggpkit.agents.base import Limit
 from ggpkit.games.api import Game
-from ggpkit.games.gdl_game import load_kif_text
+from ggpkit.games.gdl.game import load_kif_text
 from ggpkit.games.registry import rules_path
 from ggpkit.gdl.terms import Term
 from ggpkit.match.player_server import PlayerService

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+from ggpkit.games.recognition.renamed import RenamedGame
 from ggpkit.games.registry import load_kif, rules_path
-from ggpkit.games.renamed import RenamedGame
 from ggpkit.match.player_server import PlayerService
 from ggpkit.match.protocol import strip_comments
 from ggpkit.match.scramble import Scrambler

@@ -12,7 +12,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from ggpkit.games.api import Game
-from ggpkit.games.gdl_game import GdlGame
+from ggpkit.games.gdl.game import GdlGame
 from ggpkit.gdl.terms import Term
 from ggpkit.match import player_server
 from ggpkit.match.player_server import (

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from ggpkit.reasoning import propnet_kernels as k
-from ggpkit.reasoning.fast import PropnetReasoner
+from ggpkit.reasoning.propnet import kernels as k
+from ggpkit.reasoning.propnet.reasoner import PropnetReasoner
 
 from .test_propnet import _corpus, _rand_below, _stream
 

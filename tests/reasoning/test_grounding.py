@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from ggpkit.gdl.kif import parse_rules
 from ggpkit.gdl.terms import Const, Func, func
-from ggpkit.reasoning import grounding
-from ggpkit.reasoning.grounding import GroundingError, ground
+from ggpkit.reasoning.grounding import grounder as grounding
+from ggpkit.reasoning.grounding.grounder import GroundingError, ground
 
 ODD = """
 (role Red-1)
@@ -183,7 +183,7 @@ def test_independent_move_literals_are_split_not_multiplied() -> None:
     assert len(frame) == 6
     assert sum(1 for head, _ in gp.rules if head in frame) == 6
     from ggpkit.gdl.kif import parse_term
-    from ggpkit.reasoning.fast import PropnetReasoner
+    from ggpkit.reasoning.propnet.reasoner import PropnetReasoner
 
     r = PropnetReasoner.from_rules(parse_rules(SIMULTANEOUS))
     s = r.next(r.initial(), [parse_term("(mark 1)"), parse_term("(mark 2)")])
@@ -227,8 +227,8 @@ def test_a_component_is_split_off_when_the_rest_of_the_rule_widens_it() -> None:
 
 
 def test_the_split_game_plays_as_the_prover_says() -> None:
-    from ggpkit.reasoning.fast import PropnetReasoner
-    from ggpkit.reasoning.prover import Prover
+    from ggpkit.reasoning.propnet.reasoner import PropnetReasoner
+    from ggpkit.reasoning.prover.reasoner import Prover
 
     rules = parse_rules(LABELLED)
     fast, slow = PropnetReasoner.from_rules(rules), Prover(rules)
@@ -313,8 +313,8 @@ def test_a_static_join_is_unfolded_and_its_variables_projected_out() -> None:
 
 
 def test_the_unfolded_game_plays_as_the_prover_says() -> None:
-    from ggpkit.reasoning.fast import PropnetReasoner
-    from ggpkit.reasoning.prover import Prover
+    from ggpkit.reasoning.propnet.reasoner import PropnetReasoner
+    from ggpkit.reasoning.prover.reasoner import Prover
 
     rules = parse_rules(QUADS)
     fast, slow = PropnetReasoner.from_rules(rules), Prover(rules)
@@ -336,7 +336,7 @@ def test_the_unfolded_game_plays_as_the_prover_says() -> None:
 
 
 def test_no_auxiliary_where_a_fact_table_fixes_the_projected_variable() -> None:
-    from ggpkit.reasoning.rule_parts import rule_parts
+    from ggpkit.reasoning.grounding.rule_parts import rule_parts
 
     rules = parse_rules(
         "(role p) (succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (init (s 0)) (init on)"
@@ -361,9 +361,9 @@ def test_a_table_derived_by_rules_shows_the_fan_in_too() -> None:
 
 def test_a_column_that_only_a_state_fact_holds_is_projected_out() -> None:
     from ggpkit.gdl.terms import variables
-    from ggpkit.reasoning.fast import PropnetReasoner
-    from ggpkit.reasoning.prover import Prover
-    from ggpkit.reasoning.rule_parts import rule_parts
+    from ggpkit.reasoning.grounding.rule_parts import rule_parts
+    from ggpkit.reasoning.propnet.reasoner import PropnetReasoner
+    from ggpkit.reasoning.prover.reasoner import Prover
 
     rules = parse_rules(
         "(role p) (succ 1 2) (succ 2 3) (col a) (col b) (col c)"

@@ -28,7 +28,7 @@ RACE = """
 
 
 def _reasoner_in_child(queue: Any) -> None:
-    from ggpkit.games.gdl_game import load_kif_text
+    from ggpkit.games.gdl.game import load_kif_text
 
     queue.put(load_kif_text(RACE, "race.kif").reasoner_name)
 
@@ -46,7 +46,7 @@ def test_a_daemonic_worker_still_gets_the_propnet() -> None:
 
 def _refusal_in_child(queue: Any) -> None:
     from ggpkit.gdl.kif import parse_rules
-    from ggpkit.reasoning.grounding import GroundingError, ground
+    from ggpkit.reasoning.grounding.grounder import GroundingError, ground
 
     bomb = (
         "(role p) (init (x 0))" + " ".join(f"(n {i})" for i in range(30))

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 from ggpkit.gdl.kif import parse_rules, read_kif_file
-from ggpkit.reasoning import join_code
-from ggpkit.reasoning import prover as prover_module
 from ggpkit.reasoning.base import QueryTimeLimitError, ReasonerError, time_limit
-from ggpkit.reasoning.prover import Prover
+from ggpkit.reasoning.prover import join_code
+from ggpkit.reasoning.prover import reasoner as prover_module
+from ggpkit.reasoning.prover.reasoner import Prover
 
 
 def _games_dir() -> Path:

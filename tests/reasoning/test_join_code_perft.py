@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from ggpkit.games.gdl_game import GdlGame, load_kif_file
+from ggpkit.games.gdl.game import GdlGame, load_kif_file
 from ggpkit.games.perft import perft
 
 

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from ggpkit.gdl.kif import parse_rules
-from ggpkit.reasoning import grounding
-from ggpkit.reasoning.fast import PropnetReasoner
-from ggpkit.reasoning.latches import Latches, decided_goals, find_latches, goal_latches
+from ggpkit.reasoning.grounding import grounder as grounding
+from ggpkit.reasoning.propnet.latches import Latches, decided_goals, find_latches, goal_latches
+from ggpkit.reasoning.propnet.reasoner import PropnetReasoner
 
 from .test_propnet import _corpus
 

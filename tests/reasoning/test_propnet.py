@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from ggpkit.gdl.kif import parse_rules, parse_term
 from ggpkit.gdl.terms import Term
 from ggpkit.reasoning.base import ReasonerError
-from ggpkit.reasoning.fast import PropnetReasoner
+from ggpkit.reasoning.propnet.reasoner import PropnetReasoner
 
 
 def _games_dir() -> Path:
@@ -243,7 +243,7 @@ def _replay(
 def _both_kernels(
     r: PropnetReasoner, start: bytes, count: int, seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> list[tuple[int, list[int]]]:
-    from ggpkit.reasoning import fast
+    from ggpkit.reasoning.propnet import reasoner as fast
 
     out = []
     for threshold in (10**9, 1):  # scalar differential kernel, then the 64-lane kernel
@@ -321,7 +321,7 @@ def test_scalar_calls_from_state_after_state_replay_exactly(
 ) -> None:
     """The scalar kernel keeps its propagation between calls: each call starts where
     the last one ended (another state, a role's move still set), on one thread."""
-    from ggpkit.reasoning import fast
+    from ggpkit.reasoning.propnet import reasoner as fast
 
     monkeypatch.setattr(fast, "LANE_THRESHOLD", 10**9)
     r = PropnetReasoner.from_rules(parse_rules(rules))
@@ -344,7 +344,7 @@ def test_the_lane_kernel_plays_each_start_on_its_own_streams(name: str, per_star
     restart from a different start than they had."""
     import numpy as np
 
-    from ggpkit.reasoning import propnet_kernels as k
+    from ggpkit.reasoning.propnet import kernels as k
 
     r = _corpus(name)
     rng = random.Random(per_start)
@@ -402,7 +402,7 @@ def _goals(r: object, s: object, n: int) -> list[int | None]:
 
 @pytest.mark.parametrize("name", _DIFF_GAMES)
 def test_random_play_agrees_with_the_prover(name: str) -> None:
-    prover_mod = pytest.importorskip("ggpkit.reasoning.prover")
+    prover_mod = pytest.importorskip("ggpkit.reasoning.prover.reasoner")
     fast_r = _corpus(name)
     path = _games_dir() / f"{name}.kif"
     slow = prover_mod.Prover(parse_rules(path.read_text(), str(path)))
@@ -462,7 +462,7 @@ def test_step64_makes_the_same_children_as_the_reasoner(name: str, all_goals: bo
     too: -1 where a role has no goal or several)."""
     import numpy as np
 
-    from ggpkit.reasoning import propnet_kernels as k
+    from ggpkit.reasoning.propnet import kernels as k
 
     r = _corpus(name)
     net = r.net

@@ -13,7 +13,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ggpkit.reasoning import propnet_graph as graph
+from ggpkit.reasoning.propnet import graph
 
 
 @st.composite

@@ -7,8 +7,8 @@ import random
 import numpy as np
 import pytest
 
-from ggpkit.reasoning.propnet_graph import csr
-from ggpkit.reasoning.propnet_layout import WORD, check_layout, lay_out
+from ggpkit.reasoning.propnet.graph import csr
+from ggpkit.reasoning.propnet.layout import WORD, check_layout, lay_out
 
 INPUT, AND, OR = 0, 1, 2
 

@@ -15,7 +15,7 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ggpkit.reasoning.propnet import KIND_AND, KIND_INPUT, KIND_OR, _Builder, _simplify
+from ggpkit.reasoning.propnet.build import KIND_AND, KIND_INPUT, KIND_OR, Builder, simplify
 
 INPUTS = 3
 FIRST = 2 + INPUTS
@@ -66,11 +66,11 @@ def _values(
 @given(circuits())
 def test_simplified_circuits_keep_every_value_and_are_settled(circuit: Circuit) -> None:
     first, gates = circuit
-    b = _Builder()
+    b = Builder()
     for kind, ins in [(KIND_INPUT, [])] * INPUTS + gates:
         b.node(kind, list(ins))
     kinds, old_ins = list(b.kind), [list(x) for x in b.ins]
-    resolve = _simplify(b)
+    resolve = simplify(b)
     for inputs in itertools.product([False, True], repeat=INPUTS):
         old = _values(kinds, old_ins, first, inputs)
         new = _values(b.kind, b.ins, first, inputs)
@@ -81,6 +81,6 @@ def test_simplified_circuits_keep_every_value_and_are_settled(circuit: Circuit) 
     for n in set(range(FIRST, len(b.kind))) - set(live):
         b.kind[n], b.ins[n] = KIND_INPUT, []  # as the build drops them
     settled = [list(x) for x in b.ins]
-    again = _simplify(b)
+    again = simplify(b)
     assert all(again(2 * n) == 2 * n for n in live), "a second run still merged or folded"
     assert b.ins == settled, "a second run still rewrote inputs"

@@ -10,8 +10,8 @@ import pytest
 
 from ggpkit.games.registry import rules_path
 from ggpkit.gdl.kif import parse_rules
-from ggpkit.reasoning.fast import DEFAULT_MAX_STEPS, PropnetReasoner
-from ggpkit.reasoning.propnet_split import ERR_UNTIED, SplitPlayouts, split
+from ggpkit.reasoning.propnet.reasoner import DEFAULT_MAX_STEPS, PropnetReasoner
+from ggpkit.reasoning.propnet.split import ERR_UNTIED, SplitPlayouts, split
 
 
 def _games_dir() -> Path:

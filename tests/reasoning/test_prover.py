@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 
 from ggpkit.gdl.kif import parse_rules, parse_term
 from ggpkit.gdl.terms import Term, func
-from ggpkit.reasoning import prover as prover_module
 from ggpkit.reasoning.base import QueryTimeLimitError, ReasonerError, time_limit
-from ggpkit.reasoning.prover import Prover
+from ggpkit.reasoning.prover import reasoner as prover_module
+from ggpkit.reasoning.prover.reasoner import Prover
 
 
 def prover(text: str) -> Prover:
@@ -344,7 +344,7 @@ def test_accumulator_recursion_counts_the_state() -> None:
 def test_tabling_falls_back_to_bottom_up_with_the_same_answers(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from ggpkit.reasoning import prover as prover_module
+    from ggpkit.reasoning.prover import reasoner as prover_module
 
     edges = {(0, 1), (1, 2), (2, 0), (3, 4), (2, 5)}
     facts: list[Term] = [func("e", a, b) for a, b in edges] + [func("start", 1)]

@@ -6,10 +6,10 @@ import pytest
 
 from ggpkit.gdl.kif import parse_rules
 from ggpkit.gdl.terms import Term
-from ggpkit.reasoning import static_tables
-from ggpkit.reasoning.rule_literals import Part
-from ggpkit.reasoning.rule_parts import _expand, dynamic_predicates
-from ggpkit.reasoning.static_tables import StaticTables
+from ggpkit.reasoning.grounding import static_tables
+from ggpkit.reasoning.grounding.literals import Part
+from ggpkit.reasoning.grounding.rule_parts import _expand, dynamic_predicates
+from ggpkit.reasoning.grounding.static_tables import StaticTables
 
 RULES = """
 (role p) (init (at 1))

@@ -195,7 +195,7 @@ def test_sessions_survive_a_restart(tmp_path: Path) -> None:
 
 
 def test_piece_looks_match_whole_words_before_parts() -> None:
-    from ggpkit.web.pieces import piece_looks
+    from ggpkit.games.board.pieces import piece_looks
 
     looks = piece_looks(["hole", "o", "x", "blackPawn", "redPawn", "b"])
     assert looks["hole"]["shape"] == "hole"

@@ -18,7 +18,7 @@ from numba import njit
 
 from ggpkit.games.api import GameError
 from ggpkit.games.breakthrough import kernels as k
-from ggpkit.games.native_batch import ERR_ILLEGAL, ERR_NOT_ONLY, NativeStepper
+from ggpkit.games.native.batch import ERR_ILLEGAL, ERR_NOT_ONLY, NativeStepper
 from ggpkit.gdl.terms import Func
 
 KIND_WHITE, KIND_BLACK, KIND_ON, KIND_CONTROL0, KIND_CONTROL1 = 0, 1, 2, 3, 4

@@ -31,9 +31,9 @@ from ggpkit.games.api import (
 )
 from ggpkit.games.breakthrough import extras, kernels, tree
 from ggpkit.games.capabilities import Capabilities
-from ggpkit.games.native_tree import NativeTrees
-from ggpkit.games.twin import FromTwin
+from ggpkit.games.native.twin import FromTwin
 from ggpkit.gdl.terms import Const, Func, Term, func
+from ggpkit.search.native.tree import NativeTrees
 
 ROLES = ("white", "black")
 SIZE = 6

@@ -28,8 +28,8 @@ import numpy as np
 
 from ggpkit.errors import GgpkitError
 from ggpkit.games.api import Game
-from ggpkit.games.jit import kernel
 from ggpkit.gdl.terms import Func, Term
+from ggpkit.reasoning.jit import kernel
 
 SIZE = 6
 HOLE_CELLS = ((2, 3), (3, 4), (4, 3), (5, 4))

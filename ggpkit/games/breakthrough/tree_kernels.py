@@ -1,7 +1,7 @@
 """The compiled kernels of breakthrough-holes' native tree (see :mod:`.tree`).
 
 Apart from :mod:`.tree` because numba caches a function that passes these to
-:func:`~ggpkit.games.native_tree_kernels.run_batches` only when it names them through
+:func:`~ggpkit.search.native.kernels.run_batches` only when it names them through
 their module (as plain globals of its own module they become dynamic globals).
 """
 

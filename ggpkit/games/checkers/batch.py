@@ -18,7 +18,7 @@ from numba import njit
 
 from ggpkit.games.api import GameError
 from ggpkit.games.checkers import kernels as k
-from ggpkit.games.native_batch import ERR_ILLEGAL, ERR_NOT_ONLY, NativeStepper
+from ggpkit.games.native.batch import ERR_ILLEGAL, ERR_NOT_ONLY, NativeStepper
 from ggpkit.gdl.terms import Func
 
 BLACK, RED, BC, RC, STEP, CONTROL = range(6)

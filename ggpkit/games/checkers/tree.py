@@ -1,4 +1,4 @@
-"""Pawn checkers in the native compiled tree (:mod:`ggpkit.games.native_tree`).
+"""Pawn checkers in the native compiled tree (:mod:`ggpkit.search.native.tree`).
 
 A state is the row (black, red, black captures, red captures, step, control). A move
 of the side with control is its landing square, whether it jumps and its direction
@@ -14,12 +14,12 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from ggpkit.games import native_tree_kernels as ntk
 from ggpkit.games.checkers import kernels as k
 from ggpkit.games.checkers import tree_kernels as tree_k
 from ggpkit.games.checkers.tree_kernels import MOVE_START, NOOP_INDEX
-from ggpkit.games.native_tree import BoardBits, NativeTreeKernels
 from ggpkit.gdl.terms import Const, Term, func
+from ggpkit.search.native import kernels as ntk
+from ggpkit.search.native.tree import BoardBits, NativeTreeKernels
 
 
 @njit(cache=True, nogil=True)
@@ -27,7 +27,7 @@ def batches(  # type: ignore[no-untyped-def]
     tree, sizes, root, c, rng, per_path, q, limit, reward, move_start, variant, masks, base,
     weight,
 ):  # fmt: skip
-    """The tree's batches over this game (see :mod:`~ggpkit.games.native_tree_kernels`)."""
+    """The tree's batches over this game (see :mod:`~ggpkit.search.native.kernels`)."""
     return ntk.run_batches(
         tree, sizes, root, c, rng, per_path, q, limit, reward, move_start, variant, masks,
         base, weight, tree_k.children, tree_k.playouts,

@@ -15,7 +15,7 @@ import numpy.typing as npt
 from numba import njit
 
 from ggpkit.games.api import GameError
-from ggpkit.games.native_batch import ERR_ILLEGAL, ERR_NOT_ONLY, NativeStepper
+from ggpkit.games.native.batch import ERR_ILLEGAL, ERR_NOT_ONLY, NativeStepper
 from ggpkit.games.peg import kernels as k
 from ggpkit.gdl.terms import Func
 

@@ -31,9 +31,9 @@ from ggpkit.games.api import (
     Utility,
 )
 from ggpkit.games.capabilities import Capabilities
+from ggpkit.games.native.twin import FromTwin
 from ggpkit.games.peg import extras
 from ggpkit.games.peg import kernels as k
-from ggpkit.games.twin import FromTwin
 from ggpkit.gdl.terms import Const, Func, Term
 
 ROLE = "jumper"

@@ -30,11 +30,11 @@ import numpy as np
 
 from ggpkit.errors import GgpkitError
 from ggpkit.games.api import Game
-from ggpkit.games.jit import kernel
 from ggpkit.games.peg.game import goal_of
 from ggpkit.games.peg.kernels import CENTER, COLUMNS, HOLES_LIST, ROWS, WIDTH
 from ggpkit.games.peg.kernels import JUMPS as GAME_JUMPS
 from ggpkit.gdl.terms import Const, Func, Term
+from ggpkit.reasoning.jit import kernel
 
 # The solver's kernels take the jump table as an (n, 3) int64 array: (src, mid, dst) bits,
 # in the order of the game's own table, so jump number j means the same move in both.

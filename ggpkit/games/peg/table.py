@@ -31,7 +31,6 @@ from typing import Any
 import numpy as np
 
 from ggpkit.errors import GgpkitError
-from ggpkit.games.jit import kernel
 from ggpkit.games.peg.kernels import START
 from ggpkit.games.peg.solver import (
     JUMPS,
@@ -41,6 +40,7 @@ from ggpkit.games.peg.solver import (
     gen_jumps,
     goal_kernel,
 )
+from ggpkit.reasoning.jit import kernel
 
 TABLE_NAME = "peg-table-v1"
 POSITIONS = 23_475_688

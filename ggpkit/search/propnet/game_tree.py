@@ -1,0 +1,202 @@
+"""The compiled MCTS tree of GDL games on the propnet, behind the game contract.
+
+A GDL game on the propnet declares ``capabilities.tree_search``; the MCTS agent then
+runs its whole search in :class:`~ggpkit.search.propnet.tree.PropnetTreeSearch`
+and only reads the root's statistics back. This module turns the game's states into
+the network's bits and the network's move indices back into terms.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from ggpkit.gdl.terms import Term
+from ggpkit.search.contract import CannotSearchError, TreeReport
+from ggpkit.search.propnet.tree import PropnetTreeSearch
+from ggpkit.search.puzzles.goal_monotony import never_rises
+
+if TYPE_CHECKING:
+    from ggpkit.reasoning.propnet.reasoner import PropnetReasoner
+
+NESTED_SEED = 0x5EED_0F_4E57
+"""Mixed into the nested search's seed, so that its random stream is not the tree's."""
+MONOTONY_SEED = 0x60A1
+"""Seed of the random matches that look for a goal that never rises (the same finding
+for the same rules)."""
+TREE_LEAST = 1 / 50
+"""The least share of a one-role move that the tree searches, after the solver: its
+proofs and the root's statistics choose the move while the solver has no answer."""
+
+
+class PropnetTree:
+    """One agent's compiled tree over a propnet game (a :class:`TreeSearch`)."""
+
+    def __init__(self, name: str, reasoner: PropnetReasoner, max_nodes: int | None) -> None:
+        self.name = name
+        self.reasoner = reasoner
+        self.tree = PropnetTreeSearch(reasoner.net, max_nodes)
+        self._material: tuple[tuple[frozenset[Term], ...], npt.NDArray[np.uint8]] | None = None
+        self._floor_points: int | None = None
+        """Role 0's least goal where its goal never rises, -1 where it may (None: not
+        looked for yet)."""
+
+    def search(
+        self,
+        state: Hashable,
+        seconds: float | None,
+        iterations: int | None,
+        c: float,
+        leaf: int,
+        seed: int,
+        mast: bool = False,
+        grave: int = 0,
+        paths: int = 1,
+        goals: float = 0.0,
+        role: str | None = None,
+        material: tuple[frozenset[Term], ...] = (),
+        greedy: bool = False,
+        wins: bool = False,
+        minimax: float = 0.0,
+        blunders: bool = True,
+        latches: bool = True,
+        mobility: bool = False,
+        nested: float = 0.0,
+        dfs: float = 0.0,
+        ordered: bool = False,
+        monotone: bool = False,
+    ) -> TreeReport:
+        """See :class:`~ggpkit.search.contract.TreeSearch`."""
+        if not isinstance(state, bytes):
+            raise CannotSearchError(f"{self.name}: not a state of this game: {state!r}")
+        bits = self.reasoner.bits(state)
+        net = self.reasoner.net
+        roles = net.roles
+        index = -1 if role is None else roles.index(role)
+        lines: list[tuple[float, tuple[int, ...]]] = []
+        try:
+            if len(roles) == 1 and seconds is not None and seconds > 0:
+                floor = self._floor() if monotone and dfs > 0 else -1
+                seconds, lines = self._puzzle_lines(
+                    bits, seconds, seed, nested, dfs, latches, ordered, floor
+                )
+            elif len(roles) == 1:  # a search by iterations: load the puzzle searches
+                self._load_puzzle_searches(bits, seed, nested, dfs, latches, monotone)
+            found = self.tree.search(
+                bits, seconds, iterations, c, leaf, seed, mast=mast, grave=grave, paths=paths,
+                goals=goals, role=index, material=self._masks(material), greedy=greedy,
+                wins=wins, minimax=minimax, blunders=blunders, latches=latches,
+                mobility=mobility,
+            )  # fmt: skip
+        except CannotSearchError as e:
+            raise CannotSearchError(f"{self.name}: {e}") from None
+        best_value, best_line = max([(found.best_value, found.best_line), *lines], key=_value)
+        return TreeReport(
+            mover=roles[found.mover],
+            moves=tuple(net.moves[found.mover][i] for i in found.moves),
+            visits=found.visits,
+            means=found.means,
+            exact=found.exact,
+            proven=None if found.proven is None else dict(zip(roles, found.proven, strict=True)),
+            iterations=found.iterations,
+            playouts=found.playouts,
+            best_line=tuple(net.moves[0][i] for i in best_line),
+            best_value=best_value,
+            greedy=greedy,
+        )
+
+    def _load_puzzle_searches(
+        self,
+        bits: npt.NDArray[np.uint8],
+        seed: int,
+        nested: float,
+        dfs: float,
+        latches: bool,
+        monotone: bool,
+    ) -> None:
+        """Compile (or load) the kernels of the puzzle searches asked for, and find the
+        solver's latches and (with ``monotone``) whether the goal never rises, with
+        searches of no time: the agent's start does this, so that no move pays for it."""
+        if dfs > 0:
+            self.tree.solve(bits, 0.0, latches, floor=self._floor() if monotone else -1)
+        if nested > 0:
+            self.tree.nested(bits, 0.0, seed)
+
+    def _puzzle_lines(
+        self,
+        bits: npt.NDArray[np.uint8],
+        seconds: float,
+        seed: int,
+        nested: float,
+        dfs: float,
+        latches: bool,
+        ordered: bool,
+        floor: int,
+    ) -> tuple[float, list[tuple[float, tuple[int, ...]]]]:
+        """The lines (value, role 0's move indices) that the depth-first solver and the
+        nested search find in their shares of ``seconds``, and the seconds left for the
+        tree. An unfinished solver's line (the best it has seen) worth nothing is left
+        out: it may be merely the first the search went down, and played it would
+        overrule the tree, whose proofs steer clear of lost positions (futoshiki4, 0.5 s
+        a move: 1 of 4 solved with it, 4 of 4 without). The tree gets what is left of
+        the seconds, at least :data:`TREE_LEAST` of them (a twentieth once the solver
+        knows the state's value)."""
+        start = int(self.reasoner.net.move_start[0])
+        end = time.perf_counter() + seconds
+        lines = []
+        if dfs > 0:
+            share = min(dfs, 1 - TREE_LEAST)
+            solved = self.tree.solve(bits, share * seconds, latches, ordered, floor)
+            if solved.value > 0 or solved.exact:  # (a nought line: maybe the first it met)
+                lines.append((solved.value, tuple(k - start for k in solved.line)))
+            if solved.exact and solved.line:
+                return seconds / 20, lines
+        if nested > 0:
+            left = end - time.perf_counter()
+            found = self.tree.nested(bits, min(left, nested * seconds), seed ^ NESTED_SEED)
+            lines.append((found.value, tuple(k - start for k in found.line)))
+        return max(TREE_LEAST * seconds, end - time.perf_counter()), lines
+
+    def _floor(self) -> int:
+        """Role 0's least goal where random matches never saw its goal rise, else -1
+        (found once per tree: see :func:`~ggpkit.search.puzzles.goal_monotony.never_rises`)."""
+        if self._floor_points is None:
+            net = self.reasoner.net
+            least = int(net.goal_values[net.goal_start[0] : net.goal_start[1]].min(initial=0))
+            falls = never_rises(self.reasoner, random.Random(MONOTONY_SEED))
+            self._floor_points = least if falls else -1
+        return self._floor_points
+
+    def _masks(self, material: tuple[frozenset[Term], ...]) -> npt.NDArray[np.uint8]:
+        """Per role, its pieces as flags over the network's state bits (kept per match)."""
+        if self._material is None or self._material[0] != material:
+            base = self.reasoner.net.base
+            rows = [[1 if fact in pieces else 0 for fact in base] for pieces in material]
+            masks = np.array(rows, dtype=np.uint8).reshape(len(material), len(base))
+            self._material = (material, masks)
+        return self._material[1]
+
+
+def _value(line: tuple[float, tuple[int, ...]]) -> float:
+    return line[0]
+
+
+@dataclass(frozen=True, slots=True)
+class PropnetTrees:
+    """The ``tree_search`` a propnet game declares: each call makes a new tree.
+
+    A value, not a closure, so two loads of one game declare equal capabilities: the
+    network it searches takes no part in equality.
+    """
+
+    name: str
+    reasoner: PropnetReasoner = field(compare=False)
+
+    def __call__(self, max_nodes: int | None = None) -> PropnetTree:
+        return PropnetTree(self.name, self.reasoner, max_nodes)

@@ -1,0 +1,3 @@
+"""Searches for one-role games (puzzles): nested Monte Carlo search, a depth-first solver, goal
+monotony.
+"""
