@@ -16,7 +16,8 @@ import pytest
 import ggpkit
 from ggpkit.agents.base import Limit
 from ggpkit.agents.mcts.agent import MCTSAgent
-from ggpkit.games.api import Dynamics, Game, GameError
+from ggpkit.games.api import Dynamics, Game
+from ggpkit.search.contract import CannotSearchError
 
 from .corpus import public
 from .test_compiled_tree import random_state, tree_of
@@ -87,7 +88,7 @@ def test_every_path_counts_once_for_each_choosing_role() -> None:
 
 def test_one_path_at_a_time_refuses_simultaneous_states() -> None:
     game = pick_then_finish()
-    with pytest.raises(GameError, match="two roles choose"):
+    with pytest.raises(CannotSearchError, match="two roles choose"):
         tree_of(game).search(game.initial_state(), None, 100, 1.0, 1, 1, paths=1)
 
 

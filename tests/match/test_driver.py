@@ -205,7 +205,6 @@ REPLAYS_KNOWN_MOVES = {
     "cli/solve_cmd.py": "checks a solver's line against the rules",
     "match/player_server.py": "a player follows the moves its referee announces",
     "match/replay.py": "states of a stored record",
-    "web/board_facts.py": "random lines that show which facts occur (a board for the prover)",
     "web/kif_upload.py": "one trial step of uploaded rules",
     "web/restore.py": "states of a stored session",
 }
