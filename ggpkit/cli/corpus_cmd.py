@@ -60,20 +60,25 @@ def corpus_command(
     rejected games, the counts, the slowest games (load, check and compile time
     apart from play) and the time per game.
     """
-    import json
-    import statistics
+    from ggpkit.tools.corpus import default_games_dir
 
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
-    from rich.table import Table
+    where = folder if folder is not None else default_games_dir()
+    paths = _game_paths(where, only, reasoner)
+    results = _run_with_progress(paths, matches, timeout, seed, reasoner)
+    if as_json:
+        _print_json(results, where, matches, timeout, reasoner)
+    else:
+        _print_tables(results, matches, slowest)
 
+
+def _game_paths(where: Path, only: str | None, reasoner: str) -> list[Path]:
+    """The .kif files to run, checked before any starts: a bad option fails at once."""
     from ggpkit.games.api import GameError
     from ggpkit.games.gdl.game import REASONERS
-    from ggpkit.tools.corpus import PLAYED, default_games_dir, game_files, run_corpus, summary
+    from ggpkit.tools.corpus import game_files
 
     if reasoner not in REASONERS:
         raise GameError(f"unknown reasoner {reasoner!r}; use one of {', '.join(REASONERS)}")
-    where = folder if folder is not None else default_games_dir()
     if not where.is_dir():
         raise GameError(f"no games folder at {where} (give DIR or set GGPKIT_GAMES_DIR)")
     paths = game_files(where)
@@ -82,6 +87,17 @@ def corpus_command(
         paths = [p for p in paths if p.stem in wanted]
     if not paths:
         raise GameError(f"no .kif games in {where}")
+    return paths
+
+
+def _run_with_progress(
+    paths: list[Path], matches: int, timeout: float, seed: int, reasoner: str
+) -> list[GameResult]:
+    """Every game run, with a progress bar on stderr naming the last game done."""
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+
+    from ggpkit.tools.corpus import run_corpus
+
     with stderr_progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -93,21 +109,36 @@ def corpus_command(
         def advance(result: GameResult) -> None:
             progress.update(task, advance=1, description=f"{result.name}: {result.status}")
 
-        results = run_corpus(paths, matches, timeout, seed, reasoner, on_result=advance)
-    counts = summary(results)
-    times = [r.seconds for r in results]
-    played_times = [r.seconds for r in results if r.status == PLAYED]
-    if as_json:
-        data = {
-            "folder": str(where),
-            "matches": matches,
-            "timeout": timeout,
-            "reasoner": reasoner,
-            "counts": counts,
-            "results": [r.as_dict() for r in results],
-        }
-        typer.echo(json.dumps(data, indent=2))
-        return
+        return run_corpus(paths, matches, timeout, seed, reasoner, on_result=advance)
+
+
+def _print_json(
+    results: list[GameResult], where: Path, matches: int, timeout: float, reasoner: str
+) -> None:
+    import json
+
+    from ggpkit.tools.corpus import summary
+
+    data = {
+        "folder": str(where),
+        "matches": matches,
+        "timeout": timeout,
+        "reasoner": reasoner,
+        "counts": summary(results),
+        "results": [r.as_dict() for r in results],
+    }
+    typer.echo(json.dumps(data, indent=2))
+
+
+def _print_tables(results: list[GameResult], matches: int, slowest: int) -> None:
+    """The rejected games, the counts, the slowest games and the time per game."""
+    import statistics
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from ggpkit.tools.corpus import PLAYED, summary
+
     out = Console()
     rejected = [r for r in results if r.status != PLAYED]
     if rejected:
@@ -123,11 +154,13 @@ def corpus_command(
     )
     counts_table.add_column("outcome")
     counts_table.add_column("games", justify="right")
-    for k, n in counts.items():
+    for k, n in summary(results).items():
         counts_table.add_row(k, str(n))
     out.print(counts_table)
     if slowest:
         out.print(_slowest_table(results, slowest))
+    times = [r.seconds for r in results]
+    played_times = [r.seconds for r in results if r.status == PLAYED]
     out.print(
         f"time per game: median {statistics.median(times):.2f} s, "
         f"mean {statistics.fmean(times):.2f} s, total {sum(times):.1f} s"

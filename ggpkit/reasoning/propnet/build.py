@@ -19,7 +19,7 @@ one ``B`` evaluation per step and one ``G`` at the end.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -37,7 +37,7 @@ I32 = npt.NDArray[np.int32]
 WATCH_MIN_BASE = 64
 """Networks with at least this many base facts name them in the fanout of their next
 literals' nodes, so a scalar playout step reads only the next literals that changed.
-With fewer, reading them all costs less than the log (ticTacToe's 29: 0.88x)."""
+With fewer, reading them all costs less than keeping the log (measured on ticTacToe)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,15 +105,34 @@ class Builder:
 
 def build(program: GroundProgram) -> Propnet:
     """Compile a ground program into a propositional network."""
-    rules_of: dict[int, list[tuple[int, ...]]] = {}
-    for head, body in program.rules:
-        rules_of.setdefault(head, []).append(body)
     by_term: dict[Term, int] = {t: a for a, t in program.atoms.items()}
-
     b = Builder()
     node_of: dict[int, int] = {}  # atom -> node, for atoms resolved so far
+    base, base_nodes, does_node = _inputs(program, by_term, b, node_of)
+    alias = _wire_gates(program, b, node_of, does_node)
 
-    # Inputs first: base propositions and moves (clingo externals).
+    def view(term: Term) -> int:
+        """The literal of a ground atom: a gate, or a constant for facts and impossible atoms."""
+        if term in program.facts:
+            return 2 * TRUE
+        atom = by_term.get(term)
+        return alias(2 * node_of.get(atom, FALSE)) if atom is not None else 2 * FALSE
+
+    for t in program.atoms.values():
+        if isinstance(t, Func) and t.name == "init":
+            raise GroundingError(f"init depends on the state: {t}")
+    views = _role_views(program, does_node, view)
+    views.next_lits = [view(Func("next", (f,))) for f in base]
+    views.terminal_lit = view(Const("terminal"))
+    init = tuple(Func("init", (f,)) in program.facts for f in base)
+    return _laid_out(b, program.roles, base, init, base_nodes, views)
+
+
+def _inputs(
+    program: GroundProgram, by_term: dict[Term, int], b: Builder, node_of: dict[int, int]
+) -> tuple[tuple[Term, ...], list[int], dict[tuple[int, Term], int]]:
+    """The input nodes, first: base propositions and moves (clingo externals). Returns
+    the base facts, their nodes, and the node of each (role index, move)."""
     base = tuple(sorted(set(program.true_domain), key=str))
     base_nodes = []
     for f in base:
@@ -122,10 +141,9 @@ def build(program: GroundProgram) -> Propnet:
         if atom is not None:
             node_of[atom] = n
         base_nodes.append(n)
-    roles = program.roles
-    if not roles:
+    if not program.roles:
         raise GroundingError("the rules declare no role")
-    role_index = {r: i for i, r in enumerate(roles)}
+    role_index = {r: i for i, r in enumerate(program.roles)}
     does_node: dict[tuple[int, Term], int] = {}
     for role, move in sorted(set(program.does_domain), key=lambda rm: (rm[0], str(rm[1]))):
         if role not in role_index:
@@ -135,21 +153,32 @@ def build(program: GroundProgram) -> Propnet:
         if atom is not None:
             node_of[atom] = n
         does_node[(role_index[role], move)] = n
+    return base, base_nodes, does_node
 
+
+def _wire_gates(
+    program: GroundProgram,
+    b: Builder,
+    node_of: dict[int, int],
+    does_node: dict[tuple[int, Term], int],
+) -> Callable[[int], int]:
+    """A gate for every derived atom, wired to its rules' bodies, then simplified; returns
+    the alias of each literal after simplification."""
+    rules_of: dict[int, list[tuple[int, ...]]] = {}
+    for head, body in program.rules:
+        rules_of.setdefault(head, []).append(body)
     # Constant atoms: facts (empty body) are true; atoms without rules are false.
     for atom, bodies in rules_of.items():
         if atom not in node_of and any(len(body) == 0 for body in bodies):
             node_of[atom] = TRUE
-
     # Derived atoms get a gate node each, allocated before wiring so cycles resolve.
     for atom, bodies in rules_of.items():
         if atom not in node_of:
             node_of[atom] = b.node(KIND_AND if len(bodies) == 1 else KIND_OR, [])
-
     # Literal of every body literal by table look-up: 2 * node, + 1 if negated (an atom
     # with no node is FALSE). A list index, not a call: millions of them in big games.
     lits_of = _literal_table(node_of, program.rules)
-    factor = _DoesFactoring(b, does_node, len(roles))
+    factor = _DoesFactoring(b, does_node, len(program.roles))
     for atom, bodies in rules_of.items():
         n = node_of[atom]
         if n == TRUE or b.kind[n] == KIND_INPUT:
@@ -162,30 +191,31 @@ def build(program: GroundProgram) -> Propnet:
         b.ins[n] = [
             lits[0] if len(lits) == 1 else 2 * b.node(KIND_AND, lits) for lits in lit_bodies
         ]
-    alias = simplify(b)
+    return simplify(b)
 
-    def view(term: Term) -> int:
-        """The literal of a ground atom: a gate, or a constant for facts and impossible atoms."""
-        if term in program.facts:
-            return 2 * TRUE
-        atom = by_term.get(term)
-        return alias(2 * node_of.get(atom, FALSE)) if atom is not None else 2 * FALSE
 
-    for t in program.atoms.values():
-        if isinstance(t, Func) and t.name == "init":
-            raise GroundingError(f"init depends on the state: {t}")
-    init = tuple(Func("init", (f,)) in program.facts for f in base)
-    next_lits = [view(Func("next", (f,))) for f in base]
+@dataclass(slots=True)
+class _Views:
+    """The game's views as literals of the network under construction."""
 
-    moves: list[tuple[Term, ...]] = []
-    legal_lits: list[int] = []
-    does_list: list[int] = []
-    move_start = [0]
-    goal_lits: list[int] = []
-    goal_values: list[int] = []
-    goal_start = [0]
+    moves: list[tuple[Term, ...]] = field(default_factory=list)
+    legal_lits: list[int] = field(default_factory=list)
+    does_list: list[int] = field(default_factory=list)
+    move_start: list[int] = field(default_factory=lambda: [0])
+    goal_lits: list[int] = field(default_factory=list)
+    goal_values: list[int] = field(default_factory=list)
+    goal_start: list[int] = field(default_factory=lambda: [0])
+    next_lits: list[int] = field(default_factory=list)
+    terminal_lit: int = 2 * FALSE
+
+
+def _role_views(
+    program: GroundProgram, does_node: dict[tuple[int, Term], int], view: Callable[[Term], int]
+) -> _Views:
+    """Each role's possible moves with their legal literals, and its goal literals."""
+    views = _Views()
     goal_terms = [t for t in (*program.atoms.values(), *program.facts) if _is(t, "goal", 2)]
-    for i, role in enumerate(roles):
+    for i, role in enumerate(program.roles):
         ms = sorted((m for (r, m) in does_node if r == i), key=str)
         role_moves = []
         for m in ms:
@@ -193,10 +223,10 @@ def build(program: GroundProgram) -> Propnet:
             if lt in (2 * FALSE, 2 * TRUE + 1):
                 continue
             role_moves.append(m)
-            legal_lits.append(lt)
-            does_list.append(does_node[(i, m)])
-        moves.append(tuple(role_moves))
-        move_start.append(len(legal_lits))
+            views.legal_lits.append(lt)
+            views.does_list.append(does_node[(i, m)])
+        views.moves.append(tuple(role_moves))
+        views.move_start.append(len(views.legal_lits))
         for g in sorted(
             (g for g in goal_terms if isinstance(g, Func) and str(g.args[0]) == role), key=str
         ):
@@ -205,27 +235,36 @@ def build(program: GroundProgram) -> Propnet:
                 value = int(str(g.args[1]))
             except ValueError as e:
                 raise GroundingError(f"goal value is not a number: {g}") from e
-            goal_lits.append(view(g))
-            goal_values.append(value)
-        goal_start.append(len(goal_lits))
-    terminal_lit = view(Const("terminal"))
+            views.goal_lits.append(view(g))
+            views.goal_values.append(value)
+        views.goal_start.append(len(views.goal_lits))
+    return views
 
+
+def _laid_out(
+    b: Builder,
+    roles: tuple[str, ...],
+    base: tuple[Term, ...],
+    init: tuple[bool, ...],
+    base_nodes: list[int],
+    views: _Views,
+) -> Propnet:
+    """The network in its final numbering and evaluation schedule."""
     kind = np.asarray(b.kind, dtype=np.int32)
     in_start, flat = graph.csr(b.ins)
     # Legal literals in runs of words (the scalar kernel counts them by words); the
     # next literals stay as they are (read one by one, where they changed).
-    groups = [legal_lits[move_start[r] : move_start[r + 1]] for r in range(len(roles))]
+    starts = views.move_start
+    groups = [views.legal_lits[starts[r] : starts[r + 1]] for r in range(len(roles))]
     kind, in_start, flat, new, runs = lay_out(kind, in_start, flat, groups)
 
     def moved(x: int) -> int:
         return 2 * int(new[x >> 1]) | (x & 1)
 
     legal_lits = [x for run in runs for x in run]
-    next_lits = [moved(x) for x in next_lits]
-    goal_lits = [moved(x) for x in goal_lits]
-    terminal_lit = moved(terminal_lit)
-    base_nodes = [int(new[n]) for n in base_nodes]
-    does_list = [int(new[n]) for n in does_list]
+    next_lits = [moved(x) for x in views.next_lits]
+    goal_lits = [moved(x) for x in views.goal_lits]
+    terminal_lit = moved(views.terminal_lit)
     roots = ([*legal_lits, terminal_lit], next_lits, goal_lits)
     watch = len(next_lits) >= WATCH_MIN_BASE
     order, blocks, phases, inc = schedule_network(kind, in_start, flat, roots, watch)
@@ -237,22 +276,22 @@ def build(program: GroundProgram) -> Propnet:
         roles=roles,
         base=base,
         init=init,
-        moves=tuple(moves),
+        moves=tuple(views.moves),
         kind=kind,
         in_start=in_start,
         inputs=flat,
         order=order,
         blocks=blocks.reshape(-1, 3),
         phases=phases,
-        base_nodes=arr(base_nodes),
+        base_nodes=arr([int(new[n]) for n in base_nodes]),
         next_lits=arr(next_lits),
         legal_lits=arr(legal_lits),
-        does_nodes=arr(does_list),
-        move_start=arr(move_start),
+        does_nodes=arr([int(new[n]) for n in views.does_list]),
+        move_start=arr(views.move_start),
         terminal_lit=terminal_lit,
         goal_lits=arr(goal_lits),
-        goal_values=arr(goal_values),
-        goal_start=arr(goal_start),
+        goal_values=arr(views.goal_values),
+        goal_start=arr(views.goal_start),
         fan_start=inc[0],
         fanout=inc[1],
         scc=inc[2],
