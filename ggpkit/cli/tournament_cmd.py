@@ -7,8 +7,10 @@ stdout), then plays on Ray with a live view on stderr, then prints the standings
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
@@ -49,7 +51,41 @@ def _tstore(db: Path | None) -> TournamentStore:
     return TournamentStore(store)
 
 
+_SETTINGS: tuple[tuple[str, type, str], ...] = (
+    ("schedule", str, "round-robin, gauntlet or swiss."),
+    ("matches_per_pairing", int, "Matches per pairing."),
+    ("startclock", int, "Start clock, whole seconds."),
+    ("playclock", int, "Play clock, whole seconds."),
+    ("seed", int, "Seed of the schedule and players."),
+    ("champion", str, "The gauntlet's champion."),
+    ("rounds", int, "Rounds of a Swiss tournament."),
+)
+"""The config's scalar keys that ``run`` also takes as options (``--matches-per-pairing``):
+one table, so that the options, their help and the keys they override cannot drift."""
+
+F = TypeVar("F", bound=Callable[..., None])
+
+
+def _with_settings(command: F) -> F:
+    """Give ``command`` (which takes ``**overrides``) one ``--KEY`` option per entry of
+    :data:`_SETTINGS`, each None unless given."""
+    signature = inspect.signature(command, eval_str=True)
+    kept = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    added = [
+        inspect.Parameter(
+            key,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=None,
+            annotation=Annotated[kind | None, typer.Option(help=text)],
+        )
+        for key, kind, text in _SETTINGS
+    ]
+    command.__signature__ = signature.replace(parameters=[*kept, *added])  # type: ignore[attr-defined]
+    return command
+
+
 @tournament_app.command("run")
+@_with_settings
 def run_command(
     config: Annotated[
         Path | None,
@@ -65,13 +101,7 @@ def run_command(
         list[str] | None,
         typer.Option("--player", help="NAME=SPEC (agent spec, URL or command); repeat."),
     ] = None,
-    schedule: Annotated[str | None, typer.Option(help="round-robin, gauntlet or swiss.")] = None,
-    matches_per_pairing: Annotated[int | None, typer.Option(help="Matches per pairing.")] = None,
-    startclock: Annotated[int | None, typer.Option(help="Start clock, whole seconds.")] = None,
-    playclock: Annotated[int | None, typer.Option(help="Play clock, whole seconds.")] = None,
-    seed: Annotated[int | None, typer.Option(help="Seed of the schedule and players.")] = None,
-    champion: Annotated[str | None, typer.Option(help="The gauntlet's champion.")] = None,
-    rounds: Annotated[int | None, typer.Option(help="Rounds of a Swiss tournament.")] = None,
+    **overrides: str | int | None,
 ) -> None:
     """Start a tournament: print its id, play every match, print the standings."""
     from ggpkit.errors import GgpkitError
@@ -80,17 +110,7 @@ def run_command(
     from ggpkit.tournament.runner import create_tournament
     from ggpkit.tournament.schedule import check_games
 
-    given = {
-        "games": game or None,
-        "players": _players(player or []) or None,
-        "schedule": schedule,
-        "matches_per_pairing": matches_per_pairing,
-        "startclock": startclock,
-        "playclock": playclock,
-        "seed": seed,
-        "champion": champion,
-        "rounds": rounds,
-    }
+    given = {"games": game or None, "players": _players(player or []) or None, **overrides}
     options = {key: value for key, value in given.items() if value is not None}
     if config is None and not options:
         raise fail("give a tournament file (CONFIG) or --game and --player options")
