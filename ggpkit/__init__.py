@@ -8,6 +8,7 @@ served. The core API::
     state = game.initial_state()
     moves = game.legal_moves(state, "jumper")
     state = game.next_state(state, {"jumper": moves[0]})
+    ggpkit.display(game, state)   # draws itself in a notebook (SVG)
 """
 
 from ggpkit import games
@@ -24,6 +25,7 @@ from ggpkit.games.api import (
     UnknownRoleError,
     Utility,
 )
+from ggpkit.games.board.display import display
 from ggpkit.games.capabilities import Capabilities
 from ggpkit.games.registry import load, load_kif
 from ggpkit.gdl.kif import GdlSyntaxError, parse_term
@@ -50,6 +52,7 @@ __all__ = [
     "Utility",
     "Var",
     "__version__",
+    "display",
     "games",
     "load",
     "load_kif",
