@@ -105,7 +105,7 @@ def check_command(
 
     Each problem is one line ``file:line:col: error|warning: message``. A file without
     errors is then loaded: one line says what the game is and which reasoner runs it
-    (propnet, or the prover with the reason the propnet could not be built), and a few
+    (propnet, or the join code with the reason the propnet could not be built), and a few
     random playouts warn when one reaches a non-terminal state where a role has no legal
     move. The exit status is 1 when any file has an error or does not load, 0 otherwise
     (warnings do not fail). ``--stats`` adds one line on where the loading time went.

@@ -67,10 +67,9 @@ class PlayoutBlend(GenericEvaluation):
     count of captures, threats and mobility misses, while random playouts see
     them on average (that is what MCTS feeds on). With the game's compiled
     ``playout_stats`` a batch of 32 playouts costs about as much as a few Python move
-    generations, so alpha-beta keeps most of its depth. Measured at 0.3 s/move against
-    MCTS: static evaluation alone 3-4 (3 draws); blended with 16 playouts 6-1 (3 draws);
-    with 32 playouts 9-2 (5 draws), and 32 beat 16 head to head 5-3 (8 draws); a
-    weight of 0.8 instead of 0.5 lost 3-11. The playouts are seeded by the state's hash, so a
+    generations, so alpha-beta keeps most of its depth. Against MCTS the blend beat the
+    static evaluation alone, 32 playouts beat 16, and an even weight beat leaning on the
+    playouts (figures in docs/results.md). The playouts are seeded by the state's hash, so a
     state always gets the same value (and the two roles' values stay opposite).
     Games without a compiled kernel get the static evaluation alone.
     """

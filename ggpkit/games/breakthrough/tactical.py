@@ -2,9 +2,9 @@
 
 A uniformly random playout lets a pawn stand one step from the goal row for many
 moves, and lets the other side ignore it: its result then says little about the
-position (Sancho's "greedy rollouts" fix the same fault in any game, at 2.5 times a
-random rollout's cost; it beat our random playouts on breakthroughSmallHoles 2-0).
-Here, with bitboards, the look-ahead costs a few instructions a step:
+position (Sancho's "greedy rollouts" fix the same fault in any game, at several times
+a random rollout's cost, and beat our random playouts on breakthroughSmallHoles; see
+docs/results.md). Here, with bitboards, the look-ahead costs a few instructions a step:
 
 - **decisive**: a side that can reach its goal row now does, and wins;
 - **anti-decisive**: with captures, a side whose opponent threatens to reach its goal

@@ -1,8 +1,8 @@
-"""A propnet still compiling when its game had to start: meanwhile the game runs on the prover.
+"""A propnet still compiling when its game had to start: meanwhile the game runs on the join code.
 
-A player's start clock can end before a big game's network is built (quarto's takes
-5 s on an idle machine and over 7 s beside a busy opponent). Rather than play the
-whole match on the join-code prover, tens of times slower, the compilation goes on
+A player's start clock can end before a big game's network is built, and a busy
+opponent on the same machine slows the build further. Rather than play the whole match
+on the join-code prover, much slower than a propnet, the compilation goes on
 in its child process and the player swaps the game for its propnet twin at a later
 move (:mod:`ggpkit.match.player_server`).
 """

@@ -67,9 +67,8 @@ class PegExactSolver:
 
     def solve(self, game: Game[Any], state: Hashable, role: str) -> Solution:
         """The state's value and one move keeping it. Not every move's value: proving
-        that a move loses points can take seconds without the table (3 s after two
-        moves of a perfect line), more than a 2 s play clock; the best move is found
-        from the memo the value's search leaves."""
+        that a move loses points can take seconds without the table, longer than a short
+        play clock; the best move is found from the memo the value's search leaves."""
         from ggpkit.games.peg.solver import board_of_facts
 
         value, _ = self.solver.value(board_of_facts(game.facts(state)))

@@ -341,7 +341,7 @@ class _Explorer:
         Where every symbol ``a`` shows is named already, its view alone is compared: the
         moves' effects could only name symbols of the next states (named there) or find
         a difference (which :func:`lockstep` looks for). That skips most of the work of
-        a long discovery (checkersBarrelNoKings's: 5.7 s to 1.6 s).
+        a long discovery, so that recognition fits in a START's clock.
         """
         native, game = self.native, self.game
         left, right = view(native, a), view(game, b)

@@ -57,9 +57,9 @@ ESTIMATE_CPU_SECONDS = 0.9
 """CPU seconds the first clingo run (every possible fact) may take: the size estimate.
 
 Listing the possible facts costs about a tenth of a full grounding, so this run
-is the estimate: of the corpus games that ground well, the largest need 0.7 s
-(chess_200; 0.85 s when the machine is loaded), hex 0.2 s; a rule that joins many
-domains, or terms that grow without end, blow through it at once and are refused
+is the estimate. The limit sits just above what the largest corpus game that grounds
+well needs (chess_200, even on a loaded machine; see docs/results.md); a rule that joins
+many domains, or terms that grow without end, blow through it at once and are refused
 in under a second on a quiet machine. CPU rather than wall time, so that the
 verdict does not depend on what else the machine is doing.
 """
@@ -440,7 +440,7 @@ class CompileJob(Generic[T]):
     """A compilation (see :func:`compile_rules`) in a forked child, within ``limit`` seconds.
 
     The caller may wait for it in several goes: a player whose start clock ends
-    before the propnet is built plays on the prover meanwhile and takes the network
+    before the propnet is built plays on the join code meanwhile and takes the network
     when it comes. The child is forked, watched and reaped by a thread of the job's
     own, because Linux ties a child's life to the *thread* that forked it
     (:func:`~ggpkit.processes.die_with_parent`) and the caller's may end first. A

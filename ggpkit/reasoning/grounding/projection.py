@@ -2,10 +2,11 @@
 
 Quarto's ``row :- true(cell 1 Y P1), .., true(cell 4 Y P4), set(P1, .., P4)`` grounds
 to one rule per row and quadruple of pieces sharing a property: tens of thousands,
-most of quarto's 273k-node network. With ``set`` unfolded into its one rule's body
+most of quarto's network. With ``set`` unfolded into its one rule's body
 (``bitNIs(N, Pi, B)`` literals) and each ``Pi`` projected out through
 ``aux_i(Y, N, B) :- true(cell i Y Pi), bitNIs(N, Pi, B)``, it grounds to a few dozen
-rules over auxiliaries that are each an ``or`` of eight cells (2.7k nodes in all).
+rules over auxiliaries that are each an ``or`` of eight cells (the network's size
+before and after: docs/results.md).
 
 This is variable elimination, done only where it is sure to pay, since the domains'
 sizes are not known before grounding: the variable's literals hold one dynamic atom

@@ -119,7 +119,7 @@ for _mask in range(256):
 def nth_one(val_words, w, j):  # type: ignore[no-untyped-def]
     """The node of the ``j``-th true value (from 0) at or after word ``w``: words are
     skipped by their counts, and within the word the byte is looked up, not searched
-    (a branch per byte mispredicted: ticTacToe ran at 0.95x the one-by-one scan)."""
+    (a branch per byte mispredicted, and lost to the one-by-one scan)."""
     c = ones(val_words[w])
     while j >= c:
         j -= c
@@ -173,7 +173,7 @@ def push(x, skip, val, fan_start, fanout, scc, count, pend, stack, sp, changed):
     ``next`` literal reads ``x``: it is noted in ``changed`` (:func:`watch_log`), so a
     step reads only those next literals, not every one. Callers that keep no such log
     pass ``None``, which numba prunes: the noting code, merely compiled into the split
-    kernel's eight inlined calls, made it 14% slower.
+    kernel's eight inlined calls, made it measurably slower.
     """
     v = val[x]
     for k in range(fan_start[x], fan_start[x + 1]):
@@ -211,8 +211,8 @@ def _propagate(  # type: ignore[no-untyped-def]
     Last in, first out, with no level order: counts are sums, so any order ends with
     every gate true iff its count is positive. A gate may be settled more than once
     when its inputs change at different times, but stacking costs two stores where
-    level buckets cost a dozen operations, and that is most of the work (1.1-1.5x the
-    rollouts of level order on ten corpus games). A stacked gate is not stacked again
+    level buckets cost a dozen operations, and that is most of the work (faster than
+    level order on every corpus game measured). A stacked gate is not stacked again
     (``pend``), so the stack never holds more than one entry per gate.
     """
     while sp > 0:
@@ -245,9 +245,9 @@ def propagate(  # type: ignore[no-untyped-def]
 ):  # fmt: skip
     """:func:`_propagate` as a call, for the kernels that gain nothing from inlining it.
 
-    The scalar kernel inlines it (1.02-1.10x its rollouts on ten corpus games); the
-    split copies and the search kernels measured no gain, and every inlined copy adds
-    to the kernels' compile time (+20 s to a cold ``ggpkit warmup`` with all inlined).
+    The scalar kernel inlines it (a small gain in its rollouts); the split copies and
+    the search kernels measured no gain, and every inlined copy adds to the kernels'
+    compile time (a cold ``ggpkit warmup`` grows noticeably with all inlined).
     """
     return _propagate(kind, in_start, inputs, val, fan_start, fanout, scc, scc_start,
                       scc_nodes, count, pend, stack, sp, old, changed)  # fmt: skip
@@ -340,7 +340,7 @@ def playouts(  # type: ignore[no-untyped-def]
             # where the network notes them in ``changed``; else every one is read.
             if changed is not None:
                 m = drain(changed, due)
-            else:  # filled here at each step: filled once before the loop, 0.71x on ticTacToe
+            else:  # filled here at each step: filled once before the loop measured slower
                 m = nb
                 for j in range(nb):
                     due[j] = j

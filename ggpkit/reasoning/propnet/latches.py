@@ -59,8 +59,8 @@ class Latches:
 
 MAX_GATE_PASSES = 400_000_000
 """Most gate inputs the latch analysis reads (both bounds, for every 64 base facts
-assumed true and again false): about a second (shogi_ctk's 5,299 facts: 0.28 s).
-Bigger networks go without (it is an aid, not a need)."""
+assumed true and again false), sized to about a second of analysis; every corpus
+network tried stays well under it. Bigger networks go without (it is an aid, not a need)."""
 
 
 def goal_latches(net: Propnet, alone: bool = True) -> Latches | None:

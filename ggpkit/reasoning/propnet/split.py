@@ -30,7 +30,7 @@ from ggpkit.reasoning.propnet.split_kernels import ERR_UNTIED, split_playouts
 
 MAX_SPLIT_NODES = 30_000
 """Largest network worth copying twice: the copies are built when the first scalar
-playout runs (0.3 s for reversi's 22,000 nodes), and no bigger network measured gained."""
+playout runs (a cost that grows with the network), and no bigger network measured gained."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,7 +39,7 @@ turns them back into terms.
 
 ``Prover(rules, compiled=True)`` (the ``joincode`` reasoner) runs each join plan as
 generated Python code (``ggpkit.reasoning.prover.join_code``) instead of interpreting it:
-same plans, same answers, about 1.5x faster. The interpreted prover stays the oracle.
+same plans, same answers, faster. The interpreted prover stays the oracle.
 """
 
 from __future__ import annotations
@@ -312,8 +312,8 @@ class _CRule:
         plus facts filed into indexes built on first use: amazons' plans differ in
         index building, which steps do not count. Work, not time, so that the choice,
         and with it the speed, is the same on every run of the same queries (timed
-        trials made alexChess play its corpus matches in 30 s one run, time out at 60
-        the next). Ties go to the later plan (the smaller call factor): where work
+        trials made alexChess play its corpus matches in time on one run and time out
+        on the next). Ties go to the later plan (the smaller call factor): where work
         tied on chess and alexChess, that plan was mostly the faster by the clock.
         Only speed depends on the choice, never answers (threads may race here)."""
         plan_key, variant = trial
@@ -327,9 +327,9 @@ class _CRule:
         means = [total / n for total, n in tried]
         best = min(range(len(tried)), key=lambda v: (means[v], -v))
         fewest = min(n for _, n in tried)
-        # A plan 4x slower after two tries is not tried six more times: a bad plan of
-        # amazons' legal took 0.7 s a call, and alexChess' pinned asked unbound 45x the
-        # other. One try is not enough: a first call also pays for what later ones share.
+        # A plan 4x slower after two tries is not tried six more times: a bad plan (of
+        # amazons' legal, of alexChess' pinned) costs far more than the trials can save.
+        # One try is not enough: a first call also pays for what later ones share.
         far = all(m >= 4.0 * means[best] for v, m in enumerate(means) if v != best)
         if (far and fewest >= 2) or fewest >= _TRIALS:
             self.chosen[plan_key] = best
@@ -388,8 +388,8 @@ def _compile_rule(head: Term, body: Sequence[Term], text: str) -> _CRule:
 _CALL_FACTORS = (16.0, 4.0)
 """The planner's cost factors per unknown argument of a literal answered per call. No one
 factor suits every rule: at 4, alexChess' ``pinned`` asks ``between`` once per piece
-(7x faster) but chess' ``clear_*_ig`` is tabled with an argument less bound (10x the
-calls, 4x slower). Where the factors give different plans, each is tried ``_TRIALS``
+(much faster) but chess' ``clear_*_ig`` is tabled with an argument less bound (many
+more calls, slower). Where the factors give different plans, each is tried ``_TRIALS``
 times and the one that did the least work kept."""
 _TRIALS = 8
 
@@ -586,10 +586,9 @@ _Shape = tuple[
 """How a rule is evaluated in a context (see ``_Db._shape``)."""
 _TABLE_LIMIT = 16384
 """Tabled calls per component and context before the component is materialised instead.
-At 256, chess materialised its ``clear_*_ig`` relations (~180k facts) in every state.
+Too low a limit makes chess materialise its big ``clear_*_ig`` relations in every state.
 Since a fixpoint re-answers only the calls whose inputs changed, many calls are cheap:
-at 16384 rather than 2048, amazons takes 0.18 s a state instead of 0.27 and chess 0.036
-instead of 0.052 (join code, CPU; alexChess 0.46 instead of 0.41, the rest unchanged)."""
+this limit made amazons and chess faster than 2048 did (docs/results.md)."""
 STATIC_SECONDS = 1.0
 """Longest the materialisation of one static relation may take before it is answered on
 demand instead (see ``_Db._materialise_static``)."""
@@ -678,7 +677,8 @@ class _Db:
             tuple[str, tuple[int, ...]], list[tuple[JoinFunction, list[_Rel | None]]]
         ] = {}
         """Per call pattern, the join code and relations of every rule, once all are kept
-        shapes (``between`` of alexChess is asked 32000 times a state, 16 rules each)."""
+        shapes (a relation asked thousands of times a state, such as alexChess'
+        ``between``, then runs its rules without a dispatch per rule)."""
         self.computing: set[int] = set()
         """Components whose bottom-up evaluation in this context is under way."""
         self.ticks = 0
