@@ -79,3 +79,32 @@ def test_import_forms_of_the_games_package() -> None:
 
     assert by_path is by_from
     assert "peg" in ggpkit.games()
+
+
+def test_game_error_is_for_games_and_moves_only() -> None:
+    """What plays, solves, referees or serves a game raises its own errors, not GameError."""
+    from ggpkit.agents.alphabeta import AlphaBetaError
+    from ggpkit.agents.base import AgentError, QuitGame
+    from ggpkit.agents.solvers.generic import SolverError
+    from ggpkit.match.arena import ArenaError
+    from ggpkit.match.replay import ReplayError
+    from ggpkit.search.contract import CannotSearchError
+    from ggpkit.web.kif_jobs import TooManyLoads
+    from ggpkit.web.kif_upload import KifRejected
+    from ggpkit.web.sessions import SessionError
+
+    others = (AgentError, AlphaBetaError, SolverError, QuitGame, ArenaError, ReplayError,
+              CannotSearchError, SessionError, KifRejected, TooManyLoads)  # fmt: skip
+    for cls in others:
+        assert issubclass(cls, GgpkitError) and not issubclass(cls, ggpkit.GameError), cls
+    assert issubclass(SolverError, AgentError) and issubclass(AlphaBetaError, AgentError)
+
+
+def test_one_simultaneous_moves_error_for_trees_and_solvers() -> None:
+    from ggpkit.search.contract import CannotSearchError, SimultaneousMovesError
+
+    named = [c for c in _public_exception_classes() if c.__name__ == "SimultaneousMovesError"]
+    assert named == [SimultaneousMovesError]
+    assert issubclass(SimultaneousMovesError, CannotSearchError)
+    error = SimultaneousMovesError("two choose", "pennies", ["a", "b"])
+    assert (str(error), error.game, error.roles) == ("two choose", "pennies", ("a", "b"))

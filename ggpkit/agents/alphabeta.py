@@ -17,8 +17,8 @@ a history score. Pending captures (the evaluation's ``noisy``) are searched past
 horizon (quiescence), with standing pat unless captures are compulsory.
 
 A game that declares its own compiled search (``capabilities.search``, native pawn
-checkers' bitboard search) is searched by it instead, hundreds of times faster than
-going through terms; its evaluation comes from ``capabilities.evaluation`` when the
+checkers' bitboard search) is searched by it instead, far faster than going through
+terms; its evaluation comes from ``capabilities.evaluation`` when the
 game declares one, else the generic one.
 """
 
@@ -29,7 +29,7 @@ import time
 from collections.abc import Hashable
 from typing import Any
 
-from ggpkit.agents.base import Agent, Limit
+from ggpkit.agents.base import Agent, AgentError, Limit
 from ggpkit.games.api import Game, GameError
 from ggpkit.games.capabilities import Evaluation, Searcher
 from ggpkit.games.evaluation import GenericEvaluation
@@ -46,7 +46,7 @@ _MAX_QUIESCENCE = 8
 _TT_MAX = 2_000_000
 
 
-class AlphaBetaError(GameError):
+class AlphaBetaError(AgentError):
     """The game is not one alpha-beta can play (it needs two roles taking turns)."""
 
 

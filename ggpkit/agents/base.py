@@ -13,8 +13,21 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
+from ggpkit.errors import GgpkitError
 from ggpkit.games.api import Game
 from ggpkit.gdl.terms import Term
+
+
+class AgentError(GgpkitError):
+    """An agent that cannot play this game or position (alpha-beta on a game that is not
+    two roles taking turns, a solver past its limits); the message says why."""
+
+
+class QuitGame(GgpkitError):
+    """The person at a human seat asked to stop (``quit``, or the end of input)."""
+
+    def __init__(self) -> None:
+        super().__init__("the game was abandoned by the human player")
 
 
 @dataclass(frozen=True, slots=True)

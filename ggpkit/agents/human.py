@@ -23,18 +23,10 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
-from ggpkit.agents.base import Agent, Limit
-from ggpkit.games.api import Game, GameError, IllegalMoveError, MoveError
+from ggpkit.agents.base import Agent, Limit, QuitGame
+from ggpkit.games.api import Game, IllegalMoveError, MoveError
 from ggpkit.games.notation import move_from_text
 from ggpkit.gdl.terms import Term
-
-
-class QuitGame(GameError):
-    """The person asked to stop (``quit``, or end of input)."""
-
-    def __init__(self) -> None:
-        super().__init__("the game was abandoned by the human player")
-
 
 HELP = """\
 Type a move as:

@@ -14,12 +14,20 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ggpkit.agents.base import Agent, Limit
+from ggpkit.agents.mcts.options import MCTSOptions
 from ggpkit.errors import GgpkitError
+from ggpkit.search.options import (
+    Parser,
+    SearchOptions,
+    help_lines,
+    parsers,
+    positive_float,
+    positive_int,
+)
 
 
 class SpecError(GgpkitError, ValueError):
@@ -31,45 +39,12 @@ class SpecError(GgpkitError, ValueError):
         self.reason = reason
 
 
-def _positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise ValueError("must be > 0")
-    return value
-
-
-def _non_negative_float(text: str) -> float:
-    value = float(text)
-    if not value >= 0:
-        raise ValueError("must be >= 0")
-    return value
-
-
-def _share(text: str) -> float:
-    value = float(text)
-    if not 0 <= value <= 1:
-        raise ValueError("must be between 0 and 1")
-    return value
-
-
-def _zero_or_one(text: str) -> int:
-    if text not in ("0", "1"):
-        raise ValueError("must be 0 or 1")
-    return int(text)
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value <= 0:
-        raise ValueError("must be a whole number > 0")
-    return value
-
-
-def _non_negative_int(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise ValueError("must be a whole number >= 0")
-    return value
+LIMITS: dict[str, tuple[Parser, str]] = {
+    "time": (positive_float, "S: seconds a move"),
+    "playouts": (positive_int, "N: playouts a move"),
+    "depth": (positive_int, "N: plies a move"),
+}
+"""The options that become the agent's own :class:`Limit`, with their parsers and help."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,83 +52,34 @@ class _Kind:
     """A registered agent: where it lives and the options its spec accepts."""
 
     target: str  # "module:Class"
-    options: dict[str, Callable[[str], float | int]]
+    options: dict[str, Parser]
     help: str
+    settings: type[SearchOptions] | None = None
+    """The options object the agent takes as ``options``, made of the spec's options
+    other than its limits (None: they are the agent's keyword arguments)."""
 
 
-_LIMIT_OPTIONS = ("time", "playouts", "depth")
+def _settings_kind(
+    target: str, summary: str, limits: tuple[str, ...], settings: type[SearchOptions]
+) -> _Kind:
+    """A kind whose options are ``limits`` and the fields of ``settings``: their parsers
+    and help are read from there (see :mod:`ggpkit.search.options`)."""
+    options = {k: LIMITS[k][0] for k in limits} | parsers(settings)
+    described = [f"{k}={LIMITS[k][1]}" for k in limits] + help_lines(settings)
+    return _Kind(target, options, f"{summary} ({', '.join(described)})", settings)
+
 
 AGENTS: dict[str, _Kind] = {
     "random": _Kind("ggpkit.agents.random_agent:RandomAgent", {}, "uniformly random legal moves"),
-    "mcts": _Kind(
+    "mcts": _settings_kind(
         "ggpkit.agents.mcts.agent:MCTSAgent",
-        {
-            "time": _positive_float,
-            "playouts": _positive_int,
-            "c": _non_negative_float,
-            "leaf": _positive_int,
-            "threads": _positive_int,
-            "compiled": _zero_or_one,
-            "mast": _zero_or_one,
-            "grave": _non_negative_int,
-            "paths": _positive_int,
-            "nodes": _positive_int,
-            "goals": _share,
-            "material": _share,
-            "greedy": _zero_or_one,
-            "wins": _zero_or_one,
-            "minimax": _share,
-            "blunders": _zero_or_one,
-            "latches": _zero_or_one,
-            "mobility": _share,
-            "nested": _share,
-            "dfs": _share,
-            "ordered": _zero_or_one,
-            "monotone": _zero_or_one,
-        },
-        "UCT Monte Carlo tree search (time s, playouts per move, exploration c: 0.4 "
-        "where paths share a batch, else 1.4, "
-        "leaf playouts per new node, threads: parallel searches, one per core, "
-        "compiled=0: the tree in Python even where the game has a compiled one, "
-        "mast=1: compiled-tree playouts choose moves by MAST, grave=N: the compiled tree "
-        "selects by GRAVE, a node's all-moves-as-first statistics used from N visits, "
-        "paths=N: in games of several roles, the compiled tree's 64-lane leaf batch is shared "
-        "by the leaves of N paths (1: one leaf's batch at a time; default: chosen per game "
-        "so that a path's playouts cost about what the path does, 4-64), "
-        "nodes=N: most nodes the tree holds (default: the compiled tree's share of memory, "
-        "200,000 in Python), goals=W: in the compiled tree over paths, a new leaf whose "
-        "state gives every role a goal is worth that share (0..1) of those goals, the rest "
-        "of its playouts (default: 0.6 where random matches show that mid-game goals "
-        "foretell the result, else 0), material=W: where the goal heuristic is off, a new "
-        "leaf is worth that share of what the pieces each role won or lost since the root "
-        "say, pieces found by random matches (default: 0.5 where piece counts foretell "
-        "the results, else 0; 0: off), greedy=1: the compiled tree's playouts on a propnet "
-        "take a move that ends the game at its role's best goal and take back one that lets "
-        "the next role do so (default 0: uniformly random), wins=0: the compiled tree on "
-        "a propnet does not prove a new node where its mover wins in one (default 1: it "
-        "tries the moves seen to end a playout so), minimax=W: where a goal or material "
-        "heuristic is on, selection mixes that share (0..1) of each move's heuristic value "
-        "backed up by minimax over the tree into its mean (implicit minimax backups; "
-        "default 0), blunders=0: in the compiled tree, a path that ends in a reply proven "
-        "to lose for its mover counts as that loss in the means of the moves above it "
-        "(default 1: it adds nothing to them, the mover will not play it), latches=0: "
-        "the compiled tree on a propnet does not prove a node whose latched facts (true or "
-        "false for good) already settle every role's goal (default 1), mobility=W: where "
-        "the goal and material heuristics are off and random matches show it foretells "
-        "the results, a new leaf in the compiled tree on a propnet is worth that share "
-        "of each role's share of the roles' legal moves (default 0: off; 0.3 was "
-        "measured), nested=S: in a one-role game on a propnet, that share (0..1) of each "
-        "move's time goes to a nested Monte Carlo search, whose best line is played where "
-        "it beats the tree's (default 0), dfs=S: likewise, that share goes first to a "
-        "depth-first solver with a transposition table kept for the match (default 0.5; "
-        "0: off), ordered=1: that solver tries each state's moves best first by the goal "
-        "each leads to (default 0), monotone=1: where random matches never see a one-role "
-        "game's goal rise, that solver values a state already at the least goal so at "
-        "once (default 1; 0: off))",
+        "UCT Monte Carlo tree search",
+        ("time", "playouts"),
+        MCTSOptions,
     ),
     "alphabeta": _Kind(
         "ggpkit.agents.alphabeta:AlphaBetaAgent",
-        {"time": _positive_float, "depth": _positive_int},
+        {"time": LIMITS["time"][0], "depth": LIMITS["depth"][0]},
         "iterative-deepening alpha-beta for two-player turn-taking games",
     ),
     "solver": _Kind("ggpkit.agents.solvers:SolverAgent", {}, "exact solver (plays perfectly)"),
@@ -231,10 +157,12 @@ def make_agent(spec: str | AgentSpec, seed: int | None = None) -> Agent:
     parsed = parse_spec(spec) if isinstance(spec, str) else spec
     cls = _load_class(parsed)
     accepted = inspect.signature(cls).parameters
-    kwargs: dict[str, Any] = dict(parsed.options)
+    given: dict[str, Any] = dict(parsed.options)
+    settings = AGENTS[parsed.name].settings
+    kwargs: dict[str, Any] = given if settings is None else {"options": settings(**given)}
     if "seed" in accepted:
         kwargs["seed"] = seed
-    if any(getattr(parsed.limit, k) is not None for k in _LIMIT_OPTIONS):
+    if any(getattr(parsed.limit, k) is not None for k in LIMITS):
         kwargs["limit"] = parsed.limit
     unknown = [k for k in kwargs if k not in accepted]
     if unknown:

@@ -40,18 +40,42 @@ def _load_commands() -> None:
         importlib.import_module(name)
 
 
+def _user_errors() -> tuple[type[Exception], ...]:
+    """The errors a user causes, each ended as one line: a game, rules or move that do
+    not fit, an agent or solver that cannot play the
+    game asked for, a bad arena run or record, a person quitting. Imported when an error
+    ends a command, not at start-up."""
+    from ggpkit.agents.base import AgentError, QuitGame
+    from ggpkit.games.api import GameError
+    from ggpkit.gdl.kif import GdlSyntaxError
+    from ggpkit.match.arena import ArenaError
+    from ggpkit.match.replay import ReplayError
+    from ggpkit.search.contract import SimultaneousMovesError
+
+    return (
+        GameError,
+        GdlSyntaxError,
+        AgentError,
+        SimultaneousMovesError,
+        ArenaError,
+        ReplayError,
+        QuitGame,
+    )
+
+
 def main() -> None:
     """Entry point of the ``ggpkit`` console script."""
     from ggpkit import processes
     from ggpkit.cli.common import os_error_line
-    from ggpkit.games.api import GameError
-    from ggpkit.gdl.kif import GdlSyntaxError
+    from ggpkit.errors import GgpkitError
 
     processes.exit_on_signals()
     _load_commands()
     try:
         app()
-    except (GameError, GdlSyntaxError, OSError) as e:
+    except (GgpkitError, OSError) as e:
+        if not isinstance(e, (OSError, *_user_errors())):
+            raise
         message = os_error_line(e) if isinstance(e, OSError) else str(e)
         print(f"ggpkit: error: {message}", file=sys.stderr)
         sys.exit(2)

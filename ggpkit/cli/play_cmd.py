@@ -160,7 +160,8 @@ def play_command(
     from rich.console import Console
     from rich.text import Text
 
-    from ggpkit.agents.human import HumanAgent, QuitGame
+    from ggpkit.agents.base import QuitGame
+    from ggpkit.agents.human import HumanAgent
     from ggpkit.agents.specs import SpecError, make_agent
 
     console = Console(highlight=False)

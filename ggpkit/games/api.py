@@ -36,6 +36,7 @@ from ggpkit.games.capabilities import Capabilities
 from ggpkit.gdl.kif import GdlSyntaxError, parse_term
 from ggpkit.gdl.terms import Term
 from ggpkit.reasoning.base import BatchStepper as BatchStepper  # part of the contract
+from ggpkit.reasoning.base import PlayoutStats
 from ggpkit.reasoning.base import Propositions as Propositions
 
 S = TypeVar("S", bound=Hashable)
@@ -139,17 +140,6 @@ class GameInfo:
     def zero_sum(self) -> bool:
         """True when goals always sum to 100 (a win for one is a loss for the others)."""
         return self.utility is Utility.ZERO_SUM
-
-
-@dataclass(frozen=True, slots=True)
-class PlayoutStats:
-    """Totals over a batch of random playouts."""
-
-    playouts: int
-    moves: int
-    """Joint moves played, summed over all playouts."""
-    goal_sums: tuple[int, ...]
-    """Sum of each role's final goal, in role order."""
 
 
 def as_move(move: MoveLike) -> Term:

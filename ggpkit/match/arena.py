@@ -30,8 +30,9 @@ from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ggpkit.agents.base import Limit
+from ggpkit.agents.base import AgentError, Limit
 from ggpkit.agents.specs import SpecError, make_agent, parse_spec
+from ggpkit.errors import GgpkitError
 from ggpkit.games.api import Game, GameError
 from ggpkit.games.registry import load
 from ggpkit.match.clock import UNTIMED_START
@@ -39,12 +40,13 @@ from ggpkit.match.driver import MatchDriver
 from ggpkit.match.players import LocalPlayer
 from ggpkit.match.records import MatchRecord as GgpRecord
 from ggpkit.processes import die_with_parent, usable_cpus
+from ggpkit.search.contract import SimultaneousMovesError
 
 MAX_STEPS = 10_000
 """A match longer than this is stopped as broken (every GGP game is finite)."""
 
 
-class ArenaError(GameError):
+class ArenaError(GgpkitError):
     """An arena run that cannot go on: a bad spec, or a match that never ends."""
 
 
@@ -216,7 +218,7 @@ def _worker(args: tuple[Sequence[str], int, int, Limit]) -> MatchRecord:
         return play_match(_worker_game, specs, index, seed, limit)
     except ArenaError:
         raise
-    except (GameError, SpecError) as e:
+    except (GameError, SpecError, AgentError, SimultaneousMovesError) as e:
         raise ArenaError(str(e)) from None
 
 

@@ -28,7 +28,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ggpkit.agents.human import QuitGame
+from ggpkit.agents.base import QuitGame
 from ggpkit.games.api import Game, IllegalMoveError, MoveError, MoveLike
 from ggpkit.gdl.terms import Term, facts_text
 from ggpkit.match.players import Player

@@ -23,7 +23,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ggpkit.agents.human import QuitGame
+from ggpkit.agents.base import QuitGame
 from ggpkit.games.api import Game, GameError
 from ggpkit.gdl.terms import Term
 from ggpkit.match.clock import Clocks

@@ -13,6 +13,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
+from ggpkit.errors import GgpkitError
 from ggpkit.games.api import Game, GameError
 from ggpkit.games.registry import games, load, load_kif, rules_path
 from ggpkit.gdl.kif import GdlSyntaxError, parse_terms
@@ -21,7 +22,7 @@ from ggpkit.match.arena import MatchRecord as ArenaRecord
 from ggpkit.match.records import MatchRecord
 
 
-class ReplayError(GameError):
+class ReplayError(GgpkitError):
     """A record whose moves do not lead to its recorded states in the game it names."""
 
 
@@ -72,7 +73,7 @@ def open_replay(record: MatchRecord) -> Replay:
         try:
             game: Game[Any] = make()
             return Replay(record, game, replay(record, game))
-        except (GameError, GdlSyntaxError, ValueError) as e:
+        except (GameError, ReplayError, GdlSyntaxError, ValueError) as e:
             problems.append(str(e))
     reason = "; ".join(problems) or "it names no known game and embeds no rules"
     raise ReplayError(f"match {record.match_id} cannot be replayed: {reason}")

@@ -92,8 +92,8 @@ def check_time_limit() -> None:
 
 
 @dataclass(frozen=True, slots=True)
-class PlayoutTotals:
-    """Totals over a batch of random playouts (the fields of the game API's ``PlayoutStats``)."""
+class PlayoutStats:
+    """Totals over a batch of random playouts (a reasoner's compiled ones, or a game's)."""
 
     playouts: int
     moves: int
@@ -153,7 +153,7 @@ class BatchStepper(Protocol):
 class BatchPlayouts(Protocol[RS_in]):
     """A reasoner's compiled playouts: whole random games without returning to Python."""
 
-    def playout_stats(self, state: RS_in, count: int, seed: int) -> PlayoutTotals:
+    def playout_stats(self, state: RS_in, count: int, seed: int) -> PlayoutStats:
         """Totals of ``count`` uniformly random playouts from ``state``, seeded by ``seed``."""
         ...
 

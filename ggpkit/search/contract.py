@@ -6,18 +6,31 @@ this layer, below the games, so its contract does too.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from ggpkit.errors import GgpkitError
 from ggpkit.gdl.terms import Term
+from ggpkit.search.options import SearchLimit, SearchOptions
 
 
 class CannotSearchError(GgpkitError):
     """This tree cannot search this game or state (two roles choosing at once without
     batched paths, too many joint moves, a state of another game): the agent searches
     another way. Any other error from a tree is a fault and is not caught."""
+
+
+class SimultaneousMovesError(CannotSearchError):
+    """A state where two or more roles choose at once, met by a search that takes one
+    mover per state: a compiled tree without batched paths, or the generic solver (the
+    value of such a state needs mixed strategies). ``game`` and ``roles`` say where,
+    when the search knows."""
+
+    def __init__(self, message: str, game: str | None = None, roles: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.game = game
+        self.roles = tuple(roles)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,61 +64,21 @@ class TreeSearch(Protocol):
     """
 
     def search(
-        self,
-        state: Hashable,
-        seconds: float | None,
-        iterations: int | None,
-        c: float,
-        leaf: int,
-        seed: int,
-        mast: bool = False,
-        grave: int = 0,
-        paths: int = 1,
-        goals: float = 0.0,
-        role: str | None = None,
-        material: tuple[frozenset[Term], ...] = (),
-        greedy: bool = False,
-        wins: bool = False,
-        minimax: float = 0.0,
-        blunders: bool = True,
-        latches: bool = True,
-        mobility: bool = False,
-        nested: float = 0.0,
-        dfs: float = 0.0,
-        ordered: bool = False,
-        monotone: bool = False,
+        self, state: Hashable, limit: SearchLimit, options: SearchOptions, role: str | None = None
     ) -> TreeReport:
-        """Search ``state`` within the limits (UCB constant ``c``, ``leaf`` playouts per leaf;
-        ``mast``: playouts choose moves by MAST, one playout per leaf; ``grave`` > 0:
-        selection by GRAVE with that reference threshold; ``paths`` > 1: that many paths
-        descend, with virtual losses, before their leaves are played out together;
-        ``goals`` > 0, with paths: a leaf is worth that share of the goals its state
-        gives, where it gives every role one, the rest of its playouts; trees that do not
-        know goals outside terminal states ignore it; ``material``, one set of facts per
-        role in the game's role order: the goals a leaf is worth then come from the facts
-        of each set that hold, each role's pieces won or lost since the root against the
-        others'; trees that cannot count facts ignore it; ``greedy``: playouts take a
-        move that wins at once where they find one and take back one that lets the next
-        role win at once, in trees whose playouts are uniform otherwise; ``wins``: a new
-        node where its mover has a move that wins at once is proven when it is made, in
-        trees that can look; ``minimax`` > 0, with ``goals``: selection mixes that share of
-        each child's heuristic goals, backed up by minimax over the tree, into its mean
-        reward, in trees that keep them; ``blunders``: a path that ends in a move proven to
-        lose for its mover adds nothing to the means of the moves above it; ``latches``: a
-        node whose latched facts (facts that can no longer change) settle every role's
-        goal is a leaf of that value, in trees that find latches; ``mobility``, with
-        ``goals`` and paths: the goals a leaf is worth are each role's share of all roles' legal
-        moves, in the leaf or, for a role without a choice there, in its parent, in
-        trees that know each role's moves; ``nested`` > 0, in a one-role game searched
-        for ``seconds``: that share of them goes to a nested Monte Carlo search, whose
-        best line is reported where it beats the tree's, in trees that have one; ``dfs`` > 0,
-        likewise: that share goes first to a depth-first search with a transposition
-        table, kept for the match, which solves small puzzles outright; ``ordered``: that
-        search tries each state's moves best first by the goal of the state each leads
-        to; ``monotone``: where random matches never see role 0's goal rise, that search
-        values a state already at the role's least goal so at once). Where several
-        roles choose in ``state``, the report is ``role``'s (decoupled statistics: each
-        role its own).
+        """Search ``state`` within ``limit`` as ``options`` say: each option's help says
+        what it does and in which trees; a tree ignores what it cannot do. As a tree
+        reads them: ``c`` None is :meth:`SearchOptions.exploration`'s; ``paths`` None is
+        one path at a time; ``goals`` is the share of whichever heuristic values a leaf
+        (None: none): its state's goals, or with ``pieces`` what each role's pieces won
+        or lost since the root say, or with ``mobility`` > 0 each role's share of all
+        roles' legal moves in the leaf or, for a role without a choice there, in its
+        parent (trees that do not know goals outside terminal states, count facts or
+        know each role's moves ignore them); ``nested`` and ``dfs`` are shares of this
+        search's ``limit.time``, in a one-role game searched for a time (searched for
+        iterations, they are only loaded). Where several roles choose in ``state``, the
+        report is ``role``'s (decoupled statistics: each role its own; None: the first
+        choosing role's).
 
         Raises :class:`CannotSearchError` where it cannot search the game (two
         roles choosing at once without batched paths, or too many joint moves): the

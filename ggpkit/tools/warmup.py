@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from ggpkit.games.api import Game
+from ggpkit.search.contract import TreeSearch
+from ggpkit.search.options import SearchLimit, SearchOptions
 
 
 def warm_up(game: Game[Any], max_steps: int = 300, seed: int = 0) -> None:
@@ -58,17 +61,21 @@ def warm_up_kernels(progress: Callable[[str], None] = lambda name: None) -> list
                 for count in (1, 64):  # the scalar kernel and the 64-lane one
                     game.playout_stats(game.initial_state(), count, 0)
             if caps.tree_search is not None:
-                for leaf, paths in ((1, 1), (64, 1), (1, 8)):  # each way to evaluate leaves
-                    tree = caps.tree_search(1000)
-                    tree.search(game.initial_state(), None, 20, 1.4, leaf, 0, paths=paths)
-                facts = game.facts(game.initial_state())  # and the material heuristic
-                tree = caps.tree_search(1000)
-                tree.search(
-                    game.initial_state(), None, 20, 1.4, 1, 0, paths=8, goals=0.5,
-                    material=tuple(facts for _ in game.roles),
-                )  # fmt: skip
-                if len(game.roles) == 1:  # and a puzzle's solver and nested search
-                    tree = caps.tree_search(1000)
-                    tree.search(game.initial_state(), 0.05, None, 1.4, 1, 0, nested=0.5, dfs=0.5)
+                _warm_trees(game, caps.tree_search)
             done.append(f"{name} ({engine})")
     return done
+
+
+def _warm_trees(game: Game[Any], make: Callable[[int | None], TreeSearch]) -> None:
+    """Search small trees of ``game`` each way a search may evaluate its leaves, with the
+    material heuristic, and in a puzzle with the solver and the nested search."""
+    start = game.initial_state()
+    plain = SearchOptions(c=1.4, leaf=1, wins=False, dfs=0.0, monotone=False)
+    for leaf, paths in ((1, 1), (64, 1), (1, 8)):  # each way to evaluate leaves
+        make(1000).search(start, SearchLimit(iterations=20), replace(plain, leaf=leaf, paths=paths))
+    facts = game.facts(start)  # and the material heuristic
+    pieces = tuple(facts for _ in game.roles)
+    options = replace(plain, paths=8, goals=0.5, pieces=pieces)
+    make(1000).search(start, SearchLimit(iterations=20), options)
+    if len(game.roles) == 1:  # and a puzzle's solver and nested search
+        make(1000).search(start, SearchLimit(time=0.05), replace(plain, nested=0.5, dfs=0.5))

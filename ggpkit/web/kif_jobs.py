@@ -1,8 +1,8 @@
 """Loads of uploaded rules that run in the background while a page shows their progress.
 
-A big game takes tens of seconds to load (chess on the prover, hex's propnet), longer
-than a request should wait. ``POST /api/kif/loads`` starts a :class:`LoadJob` and
-answers at once; the page polls it and shows the stage it is in (parse, check,
+A big game (chess on the prover, hex's propnet) takes longer to load, grounding and
+compiling its rules, than a request should wait. ``POST /api/kif/loads`` starts a
+:class:`LoadJob` and answers at once; the page polls it and shows the stage it is in (parse, check,
 compile, try, probe) with the seconds spent, until it is loaded or rejected. A job's
 error keeps every problem of the rules, so the page can list them by line.
 """
@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ggpkit.errors import GgpkitError
 from ggpkit.games.api import Game, GameError
 from ggpkit.web.kif_upload import KifRejected, load_checked_kif
 
@@ -29,7 +30,7 @@ MAX_UNFINISHED = 8
 """Loads running or waiting at once; another is refused until one ends."""
 
 
-class TooManyLoads(GameError):
+class TooManyLoads(GgpkitError):
     """Every load slot is taken: the request is refused rather than queued without end."""
 
 

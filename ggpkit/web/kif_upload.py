@@ -4,8 +4,8 @@ A hostile or broken ``.kif`` must not hang the server, and a big one (chess, hex
 must not look hung. Loading goes through named stages that a page shows as they
 happen: ``parse``, ``check``, ``compile`` (ground the rules and build the propnet
 in the grounder's killable child under :data:`COMPILE_SECONDS`; a grounding
-estimate refuses rule bombs in about a second and the game then runs on the
-prover), ``try`` (the first state, legal moves and one step, under a time limit
+estimate refuses rule bombs before their grounding is built, and the game then runs
+on the prover), ``try`` (the first state, legal moves and one step, under a time limit
 on every prover query) and ``probe`` (what the game is: turn-taking, zero-sum).
 The same loader serves uploads, public games and sessions restored after a restart.
 """
@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ggpkit.errors import GgpkitError
 from ggpkit.games.api import Game, GameError
 from ggpkit.games.gdl.game import load_kif_text
 from ggpkit.gdl.checker import check_text
@@ -34,7 +35,7 @@ Progress = Callable[[str], None]
 """Told the name of each stage as it starts."""
 
 
-class KifRejected(GameError):
+class KifRejected(GgpkitError):
     """Uploaded rules that cannot be played; ``problems`` are JSON-ready problem lines."""
 
     def __init__(self, message: str, problems: list[dict[str, Any]] | None = None) -> None:

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ggpkit.agents.base import Agent, Thoughts
-from ggpkit.games.api import Game, GameError, IllegalMoveError
+from ggpkit.errors import GgpkitError
+from ggpkit.games.api import Game, IllegalMoveError
 from ggpkit.gdl.terms import Term
 from ggpkit.match.clock import UNTIMED_START
 from ggpkit.match.driver import MatchDriver
@@ -31,7 +32,7 @@ from ggpkit.match.records import MatchRecord, new_match_id
 HUMAN = "human"
 
 
-class SessionError(GameError):
+class SessionError(GgpkitError):
     """A request that does not fit the session (unknown id, stale version, not your turn)."""
 
 
@@ -41,6 +42,10 @@ class NotFoundError(SessionError):
 
 class StaleVersionError(SessionError):
     """The client acted on a view of the session that is no longer current."""
+
+
+class ForbiddenError(SessionError):
+    """A request to change a session without that session's token."""
 
 
 class SessionStore(Protocol):

@@ -13,6 +13,7 @@ from ggpkit.agents.base import Limit
 from ggpkit.agents.mcts import agent as mcts
 from ggpkit.agents.mcts.agent import MCTSAgent
 from ggpkit.agents.mcts.batch_split import path_seconds, paths_sharing_a_batch
+from ggpkit.agents.mcts.options import MCTSOptions
 from ggpkit.games.api import Game
 
 
@@ -51,7 +52,7 @@ def _agent_with_playouts_costing(
 
     monkeypatch.setattr(mcts, "time_playouts", timed)
     game = ggpkit.load("breakthrough-holes")
-    agent = MCTSAgent(seed=3, **options)
+    agent = MCTSAgent(seed=3, options=MCTSOptions(**options))
     agent.start(game, game.roles[0])
     return agent, game
 
@@ -69,14 +70,14 @@ def test_cheap_playouts_give_each_leaf_sixteen(monkeypatch: pytest.MonkeyPatch) 
     """Any path costs more than 16 playouts of a nanosecond: 4 paths share a batch, and
     a search then plays 16 playouts a path."""
     agent, game = _agent_with_playouts_costing(monkeypatch, 1e-9)
-    assert agent.paths == 4
+    assert agent.compiled_tree is not None and agent.compiled_tree.paths == 4
     agent.select(game, game.initial_state(), game.roles[0], Limit(playouts=6400))
     _assert_each_leaf_got(16, agent)
 
 
 def test_dear_playouts_give_each_leaf_one(monkeypatch: pytest.MonkeyPatch) -> None:
     agent, game = _agent_with_playouts_costing(monkeypatch, 1.0)
-    assert agent.paths == 64
+    assert agent.compiled_tree is not None and agent.compiled_tree.paths == 64
     agent.select(game, game.initial_state(), game.roles[0], Limit(playouts=6400))
     _assert_each_leaf_got(1, agent)
 
@@ -84,5 +85,5 @@ def test_dear_playouts_give_each_leaf_one(monkeypatch: pytest.MonkeyPatch) -> No
 def test_paths_given_are_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     agent, game = _agent_with_playouts_costing(monkeypatch, 1e-9, paths=32)
     agent.select(game, game.initial_state(), game.roles[0], Limit(playouts=6400))
-    assert agent.paths == 32
+    assert agent.compiled_tree is not None and agent.compiled_tree.paths == 32
     _assert_each_leaf_got(2, agent)

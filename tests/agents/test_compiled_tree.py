@@ -12,15 +12,18 @@ from typing import Any
 
 import numpy as np
 import pytest
+from search.tree_options import plain_options
 
 import ggpkit
 from ggpkit.agents.base import Limit
 from ggpkit.agents.mcts.agent import MCTSAgent
+from ggpkit.agents.mcts.options import MCTSOptions
 from ggpkit.agents.solvers.generic import GenericSolver
 from ggpkit.agents.specs import make_agent
 from ggpkit.games.api import Game
 from ggpkit.games.gdl.game import load_kif_text
 from ggpkit.search.contract import TreeSearch
+from ggpkit.search.options import SearchLimit
 
 from .corpus import public
 
@@ -67,7 +70,11 @@ def test_proven_values_are_the_generic_solvers(
         if game.is_terminal(state):
             continue
         seed = rng.randrange(1000)
-        report = tree_of(game).search(state, None, 200_000, 1.4, 1, seed, **options)
+        report = tree_of(game).search(
+            state,
+            SearchLimit(iterations=200_000),
+            plain_options(c=1.4, leaf=1, seed=seed, **options),
+        )
         assert report.proven is not None, "small positions are proven within the iterations"
         exact = solver.value(state)
         assert {r: round(100 * v) for r, v in report.proven.items()} == exact
@@ -92,7 +99,9 @@ def test_root_statistics_cover_the_legal_moves_and_every_iteration(
     game = public("connectFour")
     state = random_state(game, 4, random.Random(2))
     report = tree_of(game).search(
-        state, None, 3000, 1.4, 1, 7, paths=paths, wins=True, blunders=blunders
+        state,
+        SearchLimit(iterations=3000),
+        plain_options(c=1.4, leaf=1, seed=7, paths=paths, wins=True, blunders=blunders),
     )
     mover = game.to_move(state)
     assert report.mover == mover
@@ -115,7 +124,11 @@ def test_batched_paths_count_every_visit_once(name: str, leaf: int, greedy: bool
     mean reward is within 0..1."""
     game = public(name)
     tree = tree_of(game)
-    report = tree.search(game.initial_state(), None, 2000, 1.4, leaf, 3, paths=32, greedy=greedy)
+    report = tree.search(
+        game.initial_state(),
+        SearchLimit(iterations=2000),
+        plain_options(c=1.4, leaf=leaf, seed=3, paths=32, greedy=greedy),
+    )
     assert report.iterations == 2000 and sum(report.visits) == 2000
     assert report.greedy == greedy
     assert report.playouts == 2000 * leaf
@@ -137,17 +150,21 @@ def test_a_search_from_a_child_continues_the_tree() -> None:
     game = public("connectFour")
     tree = tree_of(game)
     state = game.initial_state()
-    first = tree.search(state, None, 5000, 1.4, 1, 1)
+    first = tree.search(state, SearchLimit(iterations=5000), plain_options(c=1.4, leaf=1, seed=1))
     best = first.moves[max(range(len(first.visits)), key=lambda i: first.visits[i])]
     child = game.play(state, best)
-    again = tree.search(child, None, 10, 1.4, 1, 2)
+    again = tree.search(child, SearchLimit(iterations=10), plain_options(c=1.4, leaf=1, seed=2))
     assert sum(again.visits) > 10  # the visits it had below the first root are kept
 
 
 @pytest.mark.parametrize("options", SEARCHES)
 def test_the_best_line_of_a_puzzle_scores_what_it_claims(options: dict[str, Any]) -> None:
     game = ggpkit.load("peg", engine="gdl")
-    report = tree_of(game).search(game.initial_state(), None, 3000, 1.4, 1, 3, **options)
+    report = tree_of(game).search(
+        game.initial_state(),
+        SearchLimit(iterations=3000),
+        plain_options(c=1.4, leaf=1, seed=3, **options),
+    )
     assert report.best_line and report.best_value > 0
     state = game.initial_state()
     for move in report.best_line:
@@ -169,7 +186,7 @@ def test_mcts_searches_in_the_compiled_tree_and_takes_a_win_in_one() -> None:
     thoughts = agent.thoughts("xplayer")
     assert thoughts is not None and thoughts.verdict == "proved: xplayer gets 100"
     # the compiled tree's report (the search in start may have proven this state already)
-    assert agent._report is not None
+    assert agent.report is not None
 
 
 @pytest.mark.parametrize("greedy", [True, False])
@@ -179,13 +196,21 @@ def test_playouts_flag_the_moves_that_won_for_the_rest_of_the_match(greedy: bool
     them through later searches."""
     game = public("connectFour")
     tree = tree_of(game)
-    tree.search(game.initial_state(), None, 640, 0.4, 1, 3, paths=64, greedy=greedy)
+    tree.search(
+        game.initial_state(),
+        SearchLimit(iterations=640),
+        plain_options(c=0.4, leaf=1, seed=3, paths=64, greedy=greedy),
+    )
     flags = tree.tree._decisive.copy()  # type: ignore[attr-defined]
     net = tree.tree.net  # type: ignore[attr-defined]
     names = [str(m) for role_moves in net.moves for m in role_moves]
     flagged = {names[i] for i in np.flatnonzero(flags)}
     assert flagged and all(name.startswith("(drop") for name in flagged)
-    tree.search(game.initial_state(), None, 64, 0.4, 1, 4, paths=64, greedy=not greedy)
+    tree.search(
+        game.initial_state(),
+        SearchLimit(iterations=64),
+        plain_options(c=0.4, leaf=1, seed=4, paths=64, greedy=not greedy),
+    )
     assert (tree.tree._decisive >= flags).all()  # type: ignore[attr-defined]
 
 
@@ -217,7 +242,11 @@ def test_a_new_node_whose_mover_wins_in_one_is_proven_when_made(wins: bool) -> N
             continue
         tree = tree_of(game)
         tree.tree._decisive[:] = 1  # type: ignore[attr-defined]
-        report = tree.search(state, None, 64, 0.4, 1, 3, paths=64, wins=wins)
+        report = tree.search(
+            state,
+            SearchLimit(iterations=64),
+            plain_options(c=0.4, leaf=1, seed=3, paths=64, wins=wins),
+        )
         mover = game.role_index(report.mover)
         expected: list[float | None] = []
         threats = 0
@@ -240,11 +269,11 @@ def test_a_new_node_whose_mover_wins_in_one_is_proven_when_made(wins: bool) -> N
 @pytest.mark.parametrize("greedy", [0, 1])
 def test_greedy_as_given_is_kept(greedy: int) -> None:
     game = public("breakthroughSmall")
-    agent = MCTSAgent(seed=1, greedy=greedy)
+    agent = MCTSAgent(seed=1, options=MCTSOptions(greedy=bool(greedy)))
     agent.start(game, game.roles[0])
-    assert agent.greedy == bool(greedy)
+    assert agent.options.greedy == bool(greedy)
     agent.select(game, game.initial_state(), game.roles[0], Limit(playouts=640))
-    assert agent._report is not None and agent._report.greedy == bool(greedy)
+    assert agent.report is not None and agent.report.greedy == bool(greedy)
     agent.stop()
 
 
@@ -275,13 +304,13 @@ def test_tree_options_as_given_reach_the_tree(
     agent = make_agent(f"mcts:{option}={given}", seed=1)
     assert isinstance(agent, MCTSAgent)
     agent.start(game, game.roles[0])
-    tree = agent._tree
-    assert tree is not None
+    assert agent.compiled_tree is not None
+    tree = agent.compiled_tree.tree
     asked: list[Any] = []
     search = tree.search
 
     def spy(*args: Any, **kwargs: Any) -> Any:
-        asked.append(kwargs[option])
+        asked.append(getattr(args[2], option))  # (state, limit, options, role)
         return search(*args, **kwargs)
 
     monkeypatch.setattr(tree, "search", spy)
@@ -294,20 +323,20 @@ def test_greedy_is_off_unless_asked_for_and_native_trees_say_they_ignore_it() ->
     """Greedy playouts are off by default; a native game's tree has its own playouts and
     reports that its searches were not greedy even when asked."""
     game = ggpkit.load("breakthrough-holes")
-    assert MCTSAgent(seed=1).greedy is False
-    agent = MCTSAgent(seed=1, greedy=1)
+    assert MCTSAgent(seed=1).options.greedy is False
+    agent = MCTSAgent(seed=1, options=MCTSOptions(greedy=True))
     agent.start(game, game.roles[0])
     agent.select(game, game.initial_state(), game.roles[0], Limit(playouts=640))
-    assert agent._report is not None and agent._report.greedy is False
+    assert agent.report is not None and agent.report.greedy is False
     agent.stop()
 
 
 def test_compiled_0_keeps_the_python_tree() -> None:
     game = public("ticTacToe")
-    agent = MCTSAgent(seed=1, compiled=0)
+    agent = MCTSAgent(seed=1, options=MCTSOptions(compiled=False))
     agent.start(game, "xplayer")
     agent.select(game, game.initial_state(), "xplayer", Limit(playouts=200))
-    assert agent._report is None and agent._root is not None
+    assert agent.report is None and agent.python_tree.root is not None
 
 
 def test_statistics_of_another_position_send_the_agent_to_the_python_tree() -> None:
@@ -327,19 +356,26 @@ def test_statistics_of_another_position_send_the_agent_to_the_python_tree() -> N
 
     agent = MCTSAgent(seed=1)
     agent.start(game, "oplayer")
-    agent._tree = WrongRoot(tree_of(game))
+    assert agent.compiled_tree is not None
+    agent.compiled_tree.tree = WrongRoot(tree_of(game))
     move = agent.select(game, state, "oplayer", Limit(playouts=500))
     assert move in game.legal_moves(state, "oplayer")
-    assert agent._tree is None and agent._root is not None
+    assert agent.compiled_tree is None and agent.python_tree.root is not None
 
 
 def test_mast_credits_the_moves_of_its_playouts_with_their_rewards() -> None:
     game = public("connectFour")
     tree = tree_of(game)
     stats = tree.tree._mast  # type: ignore[attr-defined]
-    tree.search(game.initial_state(), None, 300, 1.4, 64, 5)
+    tree.search(
+        game.initial_state(), SearchLimit(iterations=300), plain_options(c=1.4, leaf=64, seed=5)
+    )
     assert stats[:, 1].sum() == 0, "MAST learns nothing while it is off"
-    report = tree.search(game.initial_state(), None, 300, 1.4, 64, 5, mast=True)
+    report = tree.search(
+        game.initial_state(),
+        SearchLimit(iterations=300),
+        plain_options(c=1.4, leaf=64, seed=5, mast=True),
+    )
     assert report.playouts == report.iterations == 300, "one playout per leaf"
     counts, sums = stats[:, 1], stats[:, 0]
     assert counts.sum() >= 300 * 7, "every playout plays at least 7 moves, each credited"
@@ -355,7 +391,11 @@ def test_grave_counts_each_root_move_in_every_iteration_that_plays_it(leaf: int)
     playouts counts as 64 samples, in the visits and in these counts alike."""
     game = public("connectFour")
     tree = tree_of(game)
-    report = tree.search(game.initial_state(), None, 400, 1.4, leaf, 5, grave=20)
+    report = tree.search(
+        game.initial_state(),
+        SearchLimit(iterations=400),
+        plain_options(c=1.4, leaf=leaf, seed=5, grave=20),
+    )
     assert report.iterations == 400 and report.playouts == 400 * leaf
     arrays = tree.tree._tree  # type: ignore[attr-defined]
     first, n = int(arrays[1][0]), int(arrays[2][0])
@@ -392,7 +432,7 @@ def test_all_moves_as_first_counts_moves_played_at_or_below_each_node() -> None:
 
 
 def test_a_move_proven_to_lose_is_never_chosen_nor_merged_however_visited() -> None:
-    from ggpkit.agents.mcts.agent import _report_choice
+    from ggpkit.agents.mcts.choice import report_choice
     from ggpkit.gdl.kif import parse_term
     from ggpkit.search.contract import TreeReport
 
@@ -401,9 +441,9 @@ def test_a_move_proven_to_lose_is_never_chosen_nor_merged_however_visited() -> N
         mover="x", moves=moves, visits=(900.0, 60.0, 40.0), means=(0.9, 0.5, 0.4),
         exact=(0.0, None, None), proven=None, iterations=1000, playouts=1000.0,
     )  # fmt: skip
-    assert _report_choice(report) == 1
+    assert report_choice(report) == 1
     agent = MCTSAgent(seed=1)
-    agent._report = report
+    agent.report = report
     assert agent.root_visits("x") == {moves[1]: 60, moves[2]: 40}, "what the workers' merge sees"
 
 
@@ -413,17 +453,17 @@ def test_the_python_tree_never_plays_a_move_proven_to_lose_however_visited() -> 
     # x in opposite corners, o in the centre: o loses to a fork if it takes a corner
     for text in ["(mark 1 1)", "(mark 2 2)", "(mark 3 3)"]:
         state = game.play(state, text)
-    agent = MCTSAgent(seed=3, compiled=0)
+    agent = MCTSAgent(seed=3, options=MCTSOptions(compiled=False))
     agent.start(game, "oplayer")
     agent.select(game, state, "oplayer", Limit(playouts=20000))
-    root = agent._root
+    root = agent.python_tree.root
     assert root is not None
     r = game.role_index("oplayer")
-    losing = [i for i, v in enumerate(agent._exact(root, r)) if v == 0.0]
+    losing = [i for i, v in enumerate(agent.python_tree.exact(root, r)) if v == 0.0]
     assert losing, "the corner moves are proven lost"
     for i in losing:  # give the proven losses the most visits: still never chosen
         root.counts[r][i] = 10**6
-    assert agent._final_choice(root, r) not in losing
+    assert agent.python_tree.final_choice(root, r) not in losing
     assert all(root.moves[r][i] not in agent.root_visits("oplayer") for i in losing)
 
 
@@ -452,7 +492,11 @@ def test_compaction_keeps_the_new_roots_subtree_exactly() -> None:
 
     game = public("connectFour")
     search = tree_of(game).tree  # type: ignore[attr-defined]
-    search.search(game.reasoner.bits(game.initial_state()), None, 3000, 1.4, 1, 4)
+    search.search(
+        game.reasoner.bits(game.initial_state()),
+        SearchLimit(iterations=3000),
+        plain_options(c=1.4, leaf=1, seed=4),
+    )
     arrays, sizes = search._tree, search._sizes
 
     def most_visited_child(node: int) -> int:
@@ -498,7 +542,11 @@ def test_compaction_puts_the_new_root_first_when_its_subtree_holds_older_nodes()
 
     game = public("connectFour")
     search = tree_of(game).tree  # type: ignore[attr-defined]
-    search.search(game.reasoner.bits(game.initial_state()), None, 20_000, 0.4, 1, 4, paths=64)
+    search.search(
+        game.reasoner.bits(game.initial_state()),
+        SearchLimit(iterations=20_000),
+        plain_options(c=0.4, leaf=1, seed=4, paths=64),
+    )
     arrays, sizes = search._tree, search._sizes
 
     def children(node: int) -> list[int]:
@@ -527,9 +575,9 @@ def test_a_full_tree_keeps_the_new_roots_subtree_instead_of_starting_again() -> 
     assert make is not None
     search = make(1000).tree  # type: ignore[attr-defined]
     bits = game.reasoner.bits(game.initial_state())  # type: ignore[attr-defined]
-    first = search.search(bits, None, 3000, 1.4, 1, 4)
+    first = search.search(bits, SearchLimit(iterations=3000), plain_options(c=1.4, leaf=1, seed=4))
     assert search._sizes[0] == search.capacity, "3000 iterations fill 1000 nodes"
-    again = search.search(bits, None, 10, 1.4, 1, 5)
+    again = search.search(bits, SearchLimit(iterations=10), plain_options(c=1.4, leaf=1, seed=5))
     assert sum(again.visits) == sum(first.visits) + 10, "the full tree was kept"
 
 
@@ -540,11 +588,11 @@ def test_a_move_too_short_for_one_compiled_batch_is_searched_with_clocked_playou
     assert agent._batch_seconds > 0, "the start times one batch of playouts"
     agent._batch_seconds = 2.0  # as if one batch took 2 s (chess_200's takes about 3)
     agent.select(game, game.initial_state(), "red", Limit(time=0.4))
-    assert agent._clocked and agent._report is None, "the Python tree searched"
+    assert agent._clocked and agent.report is None, "the Python tree searched"
     assert agent.last_iterations > 0
     agent._batch_seconds = 0.001
     agent.select(game, game.initial_state(), "red", Limit(time=0.4))
-    assert not agent._clocked and agent._report is not None, "the compiled tree searched"
+    assert not agent._clocked and agent.report is not None, "the compiled tree searched"
 
 
 def test_every_compiled_call_runs_a_whole_batch_of_paths(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -559,7 +607,9 @@ def test_every_compiled_call_runs_a_whole_batch_of_paths(monkeypatch: pytest.Mon
     clock = itertools.count(0.0, 0.5)
     monkeypatch.setattr(array_tree, "time", types.SimpleNamespace(perf_counter=lambda: next(clock)))
     game = public("connectFour")
-    report = tree_of(game).search(game.initial_state(), 2.0, None, 0.4, 1, 1, paths=64)
+    report = tree_of(game).search(
+        game.initial_state(), SearchLimit(time=2.0), plain_options(c=0.4, leaf=1, seed=1, paths=64)
+    )
     assert report.iterations >= 64
 
 
@@ -580,7 +630,11 @@ def test_a_search_starts_no_call_it_expects_to_overrun(monkeypatch: pytest.Monke
         return tk.STOP_DONE, n, float(n)
 
     monkeypatch.setattr(search, "_iterate", slow)
-    search.search(game.reasoner.bits(game.initial_state()), 1.0, None, 0.4, 1, 1, paths=64)
+    search.search(
+        game.reasoner.bits(game.initial_state()),
+        SearchLimit(time=1.0),
+        plain_options(c=0.4, leaf=1, seed=1, paths=64),
+    )
     assert 2 <= len(calls) <= 3
 
 
@@ -595,7 +649,11 @@ def test_the_goal_heuristic_values_a_leaf_at_its_states_goals(plies: int) -> Non
     assert mover is not None
     moves = game.legal_moves(state, mover)
     count = len(moves) + len(moves) % 2  # whole batches of two paths
-    report = tree_of(game).search(state, None, count, 0.4, 1, 5, paths=2, goals=1.0)
+    report = tree_of(game).search(
+        state,
+        SearchLimit(iterations=count),
+        plain_options(c=0.4, leaf=1, seed=5, paths=2, goals=1.0),
+    )
     checked = 0
     for move, visits, mean, exact in zip(
         report.moves, report.visits, report.means, report.exact, strict=True
@@ -619,7 +677,9 @@ def test_without_the_goal_heuristic_a_leaf_is_worth_its_playouts_alone() -> None
     assert mover is not None
     moves = game.legal_moves(state, mover)
     assert all(game.goals(game.play(state, m))[mover] == 50 for m in moves)
-    report = tree_of(game).search(state, None, 8 * len(moves), 0.4, 1, 5, paths=2)
+    report = tree_of(game).search(
+        state, SearchLimit(iterations=8 * len(moves)), plain_options(c=0.4, leaf=1, seed=5, paths=2)
+    )
     assert any(m != pytest.approx(0.5) for m in report.means)
 
 

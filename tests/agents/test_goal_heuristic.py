@@ -7,8 +7,10 @@ import random
 import pytest
 
 from ggpkit.agents.mcts.agent import MCTSAgent
+from ggpkit.agents.mcts.compiled import Heuristics
 from ggpkit.agents.mcts.goal_heuristic import GOAL_WEIGHT, banks_goals, goal_heuristic_weight
 from ggpkit.agents.mcts.material_heuristic import MATERIAL_WEIGHT
+from ggpkit.agents.mcts.options import MCTSOptions
 from ggpkit.agents.mcts.probe import probe_matches
 from ggpkit.agents.specs import SpecError, make_agent
 
@@ -40,25 +42,33 @@ def test_without_matches_there_is_no_goal_heuristic() -> None:
     assert goal_heuristic_weight(public("checkersSmall"), None) == 0.0
 
 
+def heuristics(agent: MCTSAgent) -> Heuristics:
+    """What the agent's start decided for its compiled tree."""
+    assert agent.compiled_tree is not None
+    return agent.compiled_tree.heuristics
+
+
 def test_the_agent_decides_at_the_start_unless_told() -> None:
     game = public("checkersSmall")
     decided = MCTSAgent()
     decided.start(game, game.roles[0])
-    assert decided.goals == GOAL_WEIGHT and decided.pieces == ()
-    told = MCTSAgent(goals=0.0, material=0.0)
+    assert heuristics(decided).goals == GOAL_WEIGHT and heuristics(decided).pieces == ()
+    told = MCTSAgent(options=MCTSOptions(goals=0.0, material=0.0))
     told.start(game, game.roles[0])
-    assert told.goals == 0.0
-    without_goals = MCTSAgent(goals=0.0)  # the material heuristic is decided instead
+    assert heuristics(told).goals == 0.0
+    # the material heuristic is decided instead
+    without_goals = MCTSAgent(options=MCTSOptions(goals=0.0))
     without_goals.start(game, game.roles[0])
-    assert without_goals.goals == MATERIAL_WEIGHT and len(without_goals.pieces) == 2
+    decided_instead = heuristics(without_goals)
+    assert decided_instead.goals == MATERIAL_WEIGHT and len(decided_instead.pieces) == 2
     other = public("reversi")
     decided.start(other, other.roles[0])
-    assert decided.goals == 0.0
+    assert heuristics(decided).goals == 0.0
 
 
 def test_the_spec_takes_a_share() -> None:
     agent = make_agent("mcts:goals=0.25")
-    assert isinstance(agent, MCTSAgent) and agent.goals_option == 0.25
+    assert isinstance(agent, MCTSAgent) and agent.options.goals == 0.25
     with pytest.raises(SpecError):
         make_agent("mcts:goals=2")
 
@@ -67,10 +77,11 @@ def test_banked_goals_get_neither_the_goal_nor_the_material_heuristic() -> None:
     game = public("checkersBarrelNoKings")  # goals count captures: they only accumulate
     decided = MCTSAgent()
     decided.start(game, game.roles[0])
-    assert decided.goals == 0.0 and decided.pieces == ()
-    asked = MCTSAgent(material=MATERIAL_WEIGHT)  # a weight given is used all the same
+    assert heuristics(decided).goals == 0.0 and heuristics(decided).pieces == ()
+    # a weight given is used all the same
+    asked = MCTSAgent(options=MCTSOptions(material=MATERIAL_WEIGHT))
     asked.start(game, game.roles[0])
-    assert asked.goals == MATERIAL_WEIGHT and len(asked.pieces) == 2
+    assert heuristics(asked).goals == MATERIAL_WEIGHT and len(heuristics(asked).pieces) == 2
 
 
 def test_goals_settled_only_at_the_end_are_not_banked() -> None:
@@ -78,4 +89,4 @@ def test_goals_settled_only_at_the_end_are_not_banked() -> None:
     assert not banks_goals(game, probe_matches(game, random.Random(1)) or [])
     decided = MCTSAgent()
     decided.start(game, game.roles[0])
-    assert decided.goals == MATERIAL_WEIGHT and len(decided.pieces) == 2
+    assert heuristics(decided).goals == MATERIAL_WEIGHT and len(heuristics(decided).pieces) == 2

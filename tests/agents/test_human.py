@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from ggpkit.agents.base import Limit
-from ggpkit.agents.human import HumanAgent, QuitGame
+from ggpkit.agents.base import Limit, QuitGame
+from ggpkit.agents.human import HumanAgent
 from ggpkit.agents.random_agent import RandomAgent
 from ggpkit.agents.specs import make_agent
 from ggpkit.games.peg.game import PegGame

@@ -14,7 +14,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from search.tree_options import plain_options
 
+from ggpkit.search.options import SearchLimit
 from ggpkit.search.tree import kernels as tk
 
 from .corpus import public
@@ -87,8 +89,12 @@ def test_each_node_holds_the_minimax_of_its_childrens_heuristic_values(
         assert pieces, "breakthroughSmall's pieces are found"
         material = tree_of(game)._masks(pieces)  # type: ignore[attr-defined]
     bits = game.reasoner.bits(state)
-    search.search(bits, None, 4000, 0.4, 1, 3, paths=16, goals=0.5, material=material,
-                  minimax=0.3)  # fmt: skip
+    search.search(
+        bits,
+        SearchLimit(iterations=4000),
+        plain_options(c=0.4, leaf=1, seed=3, paths=16, goals=0.5, minimax=0.3),
+        material=material,
+    )
     arrays, sizes = search._tree, search._sizes
     assert _checked_nodes(arrays, search._root, int(sizes[0])) > 100
     child = max(_children(arrays, search._root), key=lambda c: arrays[6][c])
@@ -100,7 +106,11 @@ def test_without_a_share_no_value_is_backed_up() -> None:
     game = public("checkersSmall")
     search = tree_of(game).tree  # type: ignore[attr-defined]
     bits = game.reasoner.bits(game.initial_state())
-    search.search(bits, None, 2000, 0.4, 1, 3, paths=16, goals=0.5)
+    search.search(
+        bits,
+        SearchLimit(iterations=2000),
+        plain_options(c=0.4, leaf=1, seed=3, paths=16, goals=0.5),
+    )
     arrays, root = search._tree, search._root
     assert not np.array_equal(arrays[19][root], _expected(arrays, root))
 

@@ -10,6 +10,7 @@ import pytest
 from ggpkit.agents.base import Limit
 from ggpkit.agents.mcts.agent import MCTSAgent
 from ggpkit.agents.mcts.material_heuristic import MATERIAL_WEIGHT, MAX_CANDIDATE_SETS, material_sets
+from ggpkit.agents.mcts.options import MCTSOptions
 from ggpkit.agents.mcts.probe import ProbeMatch, probe_matches
 from ggpkit.agents.specs import SpecError, make_agent
 from ggpkit.games.recognition.recognise import recognise
@@ -83,7 +84,7 @@ def test_a_material_lead_at_the_root_is_the_reference_not_a_bonus() -> None:
 
 def _array_tree(agent: MCTSAgent) -> ArrayTree:
     """The array tree inside the agent's compiled tree (behind any renaming)."""
-    tree: object = agent._tree
+    tree: object = agent.compiled_tree
     while not isinstance(tree, ArrayTree):
         tree = tree.tree  # type: ignore[attr-defined]
     return tree
@@ -95,7 +96,9 @@ def test_the_native_tree_of_a_recognised_public_file_counts_the_pieces() -> None
     assert game is not None and "Breakthrough" in type(game).__name__
     agent = MCTSAgent(seed=1)
     agent.start(game, game.roles[0])
-    assert agent.goals == MATERIAL_WEIGHT and len(agent.pieces) == 2
+    assert agent.compiled_tree is not None
+    decided = agent.compiled_tree.heuristics
+    assert decided.goals == MATERIAL_WEIGHT and len(decided.pieces) == 2
     agent.select(game, game.initial_state(), game.roles[0], Limit(playouts=20_000))
     tree = _array_tree(agent)
     assert tree.material.shape == (2, 3) and tree.material[:, :2].any()
@@ -108,7 +111,8 @@ def test_the_propnet_tree_counts_the_pieces() -> None:
     game = public("breakthroughSmall")
     agent = MCTSAgent(seed=1)
     agent.start(game, game.roles[0])
-    assert agent.goals == MATERIAL_WEIGHT
+    assert agent.compiled_tree is not None
+    assert agent.compiled_tree.heuristics.goals == MATERIAL_WEIGHT
     agent.select(game, game.initial_state(), game.roles[0], Limit(playouts=20_000))
     tree = _array_tree(agent)
     assert list(tree.material_base) == [12.0, 12.0]
@@ -117,11 +121,13 @@ def test_the_propnet_tree_counts_the_pieces() -> None:
 
 def test_material_zero_turns_it_off_and_the_spec_takes_a_share() -> None:
     game = public("breakthroughSmall")
-    agent = MCTSAgent(material=0.0)
+    agent = MCTSAgent(options=MCTSOptions(material=0.0))
     agent.start(game, game.roles[0])
-    assert agent.goals == 0.0 and agent.pieces == ()
+    assert agent.compiled_tree is not None
+    decided = agent.compiled_tree.heuristics
+    assert decided.goals == 0.0 and decided.pieces == ()
     told = make_agent("mcts:material=0.3")
-    assert isinstance(told, MCTSAgent) and told.material_option == 0.3
+    assert isinstance(told, MCTSAgent) and told.options.material == 0.3
     with pytest.raises(SpecError):
         make_agent("mcts:material=2")
 

@@ -13,11 +13,14 @@ from typing import Any
 
 import numpy as np
 import pytest
+from search.tree_options import plain_options
 
 from ggpkit.agents.mcts.agent import MCTSAgent
 from ggpkit.agents.mcts.mobility_heuristic import mobility, mobility_foretells
+from ggpkit.agents.mcts.options import MCTSOptions
 from ggpkit.agents.mcts.probe import ProbeMatch, probe_matches
 from ggpkit.games.gdl.game import load_kif_text
+from ggpkit.search.options import SearchLimit
 
 from .corpus import public
 from .test_compiled_tree import random_state, tree_of
@@ -110,8 +113,11 @@ def test_the_trees_heuristic_goals_are_the_roles_shares_of_their_moves(name: str
     game = public(name)
     search = tree_of(game).tree  # type: ignore[attr-defined]
     state = random_state(game, 6, random.Random(2))
-    search.search(game.reasoner.bits(state), None, 3000, 0.4, 1, 3, paths=16, goals=0.5,
-                  mobility=True)  # fmt: skip
+    search.search(
+        game.reasoner.bits(state),
+        SearchLimit(iterations=3000),
+        plain_options(c=0.4, leaf=1, seed=3, paths=16, goals=0.5, mobility=1.0),
+    )
     arrays, nodes = search._tree, int(search._sizes[0])
     parents = _parents(arrays, nodes)
     checked = 0
@@ -130,8 +136,11 @@ def test_the_trees_heuristic_goals_are_the_roles_shares_of_their_moves(name: str
 def test_without_mobility_the_goals_are_the_states() -> None:
     game = public("checkersSmall")  # goals in every state
     search = tree_of(game).tree  # type: ignore[attr-defined]
-    search.search(game.reasoner.bits(game.initial_state()), None, 500, 0.4, 1, 3, paths=16,
-                  goals=0.5)  # fmt: skip
+    search.search(
+        game.reasoner.bits(game.initial_state()),
+        SearchLimit(iterations=500),
+        plain_options(c=0.4, leaf=1, seed=3, paths=16, goals=0.5),
+    )
     arrays, root = search._tree, search._root
     child = int(arrays[9][int(arrays[1][root])])
     goals = game.goals(_bytes(arrays[0][child]))
@@ -156,25 +165,29 @@ def test_decided_per_game_only_where_no_other_heuristic_is(
     name: str, options: dict[str, float], used: bool
 ) -> None:
     game = public(name)
-    agent = MCTSAgent(seed=1, **options)  # type: ignore[arg-type]
+    agent = MCTSAgent(seed=1, options=MCTSOptions(**options))
     agent.start(game, game.roles[0])
-    assert agent.by_mobility is used
-    assert (agent.goals == 0.3) is used
+    assert agent.compiled_tree is not None
+    decided = agent.compiled_tree.heuristics
+    assert decided.by_mobility is used
+    assert (decided.goals == 0.3) is used
     agent.stop()
 
 
 def test_asked_for_it_reaches_every_search(monkeypatch: pytest.MonkeyPatch) -> None:
     game = public("checkersSmall")
-    agent = MCTSAgent(seed=1, goals=0.0, material=0.0, mobility=0.4)
+    agent = MCTSAgent(seed=1, options=MCTSOptions(goals=0.0, material=0.0, mobility=0.4))
     agent.start(game, game.roles[0])
-    assert agent.by_mobility and agent.goals == 0.4
-    tree = agent._tree
-    assert tree is not None
+    assert agent.compiled_tree is not None
+    decided = agent.compiled_tree.heuristics
+    assert decided.by_mobility and decided.goals == 0.4
+    tree = agent.compiled_tree.tree
     asked: list[Any] = []
     search = tree.search
 
     def spy(*args: Any, **kwargs: Any) -> Any:
-        asked.append((kwargs["mobility"], kwargs["goals"]))
+        options = args[2]  # (state, limit, options, role)
+        asked.append((options.mobility > 0, options.goals))
         return search(*args, **kwargs)
 
     monkeypatch.setattr(tree, "search", spy)

@@ -67,11 +67,11 @@ def test_in_a_puzzle_workers_send_their_best_lines_and_the_agent_keeps_the_best(
     while not game.is_terminal(last):
         last = game.next_state(last, [rng.choice(game.legal_moves(last, role))])
     assert game.goals(last)[role] == 100
-    agent._keep_line(game, state, 0.5, reply.line[:1])
+    agent.best.keep(game, state, 0.5, reply.line[:1])
     assert agent.line_from(state) == (0.5, reply.line[:1])
-    agent._keep_line(game, state, reply.line_value, reply.line)
+    agent.best.keep(game, state, reply.line_value, reply.line)
     assert agent.line_from(state) == (1.0, reply.line)
-    agent._keep_line(game, state, 0.7, reply.line[:2])
+    agent.best.keep(game, state, 0.7, reply.line[:2])
     assert agent.line_from(state) == (1.0, reply.line)
     assert agent.line_from(end) == (-1.0, ())
     agent.stop()
@@ -117,4 +117,4 @@ def test_the_solver_runs_in_one_process_with_the_searches_share(
     agent = make_agent(f"mcts:threads={threads},dfs={dfs}", seed=1)
     assert isinstance(agent, MCTSAgent)
     assert agent._solver_share == pytest.approx(share)
-    assert agent._worker(0).dfs == 0.0 and agent._worker(0)._solver_share == 0.0
+    assert agent._worker(0).options.dfs == 0.0 and agent._worker(0)._solver_share == 0.0

@@ -12,12 +12,14 @@ import random
 from typing import Any
 
 import pytest
+from search.tree_options import plain_options
 
 import ggpkit
 from ggpkit.agents.base import Limit
 from ggpkit.agents.mcts.agent import MCTSAgent
 from ggpkit.games.api import Dynamics, Game
 from ggpkit.search.contract import CannotSearchError
+from ggpkit.search.options import SearchLimit
 
 from .corpus import public
 from .test_compiled_tree import random_state, tree_of
@@ -64,13 +66,20 @@ def test_each_role_is_reported_with_its_own_moves_and_values() -> None:
     game = pick_then_finish()
     tree = tree_of(game)
     state = game.initial_state()
-    alice = tree.search(state, None, 20_000, 0.4, 1, 3, paths=64, role="alice")
+    alice = tree.search(
+        state,
+        SearchLimit(iterations=20_000),
+        plain_options(c=0.4, leaf=1, seed=3, paths=64),
+        role="alice",
+    )
     assert alice.mover == "alice"
     assert sorted(map(str, alice.moves)) == ["a", "b", "c"]
     best = max(range(3), key=lambda i: alice.visits[i])
     assert str(alice.moves[best]) == "b"
     assert alice.means[best] == pytest.approx(1.0, abs=0.02)  # she ends with c
-    bob = tree.search(state, None, 1, 0.4, 1, 4, paths=64, role="bob")
+    bob = tree.search(
+        state, SearchLimit(iterations=1), plain_options(c=0.4, leaf=1, seed=4, paths=64), role="bob"
+    )
     assert bob.mover == "bob" and sorted(map(str, bob.moves)) == ["x", "y"]
     # against Alice's b Bob gets 0 whatever he does: both his means fall towards 0
     assert all(m < 0.15 for m in bob.means)
@@ -78,18 +87,36 @@ def test_each_role_is_reported_with_its_own_moves_and_values() -> None:
 
 def test_every_path_counts_once_for_each_choosing_role() -> None:
     game = pick_then_finish()
-    report_a = tree_of(game).search(game.initial_state(), None, 6400, 1.0, 1, 1, paths=64)
+    report_a = tree_of(game).search(
+        game.initial_state(),
+        SearchLimit(iterations=6400),
+        plain_options(c=1.0, leaf=1, seed=1, paths=64),
+    )
     assert sum(report_a.visits) == pytest.approx(report_a.iterations)
     tree = tree_of(game)
-    tree.search(game.initial_state(), None, 6400, 1.0, 1, 1, paths=64, role="alice")
-    report_b = tree.search(game.initial_state(), None, 64, 1.0, 1, 1, paths=64, role="bob")
+    tree.search(
+        game.initial_state(),
+        SearchLimit(iterations=6400),
+        plain_options(c=1.0, leaf=1, seed=1, paths=64),
+        role="alice",
+    )
+    report_b = tree.search(
+        game.initial_state(),
+        SearchLimit(iterations=64),
+        plain_options(c=1.0, leaf=1, seed=1, paths=64),
+        role="bob",
+    )
     assert sum(report_b.visits) == pytest.approx(6400 + 64)
 
 
 def test_one_path_at_a_time_refuses_simultaneous_states() -> None:
     game = pick_then_finish()
     with pytest.raises(CannotSearchError, match="two roles choose"):
-        tree_of(game).search(game.initial_state(), None, 100, 1.0, 1, 1, paths=1)
+        tree_of(game).search(
+            game.initial_state(),
+            SearchLimit(iterations=100),
+            plain_options(c=1.0, leaf=1, seed=1, paths=1),
+        )
 
 
 @pytest.mark.parametrize("name", ["connectFourSimultaneous", "doubletictactoe", "blocker"])
@@ -104,7 +131,12 @@ def test_public_simultaneous_games_are_searched_compiled_with_legal_answers(name
         tree = tree_of(game)
         for role in game.roles:
             legal = game.legal_moves(state, role)
-            report = tree.search(state, None, 2000, 0.4, 1, plies, paths=64, role=role)
+            report = tree.search(
+                state,
+                SearchLimit(iterations=2000),
+                plain_options(c=0.4, leaf=1, seed=plies, paths=64),
+                role=role,
+            )
             if report.mover == role:
                 assert sorted(map(str, report.moves)) == sorted(map(str, legal))
             else:
@@ -117,5 +149,5 @@ def test_mcts_plays_a_simultaneous_game_in_the_compiled_tree() -> None:
     agent.start(game, "alice")
     move = agent.select(game, game.initial_state(), "alice", Limit(playouts=20_000))
     assert str(move) == "b"
-    assert agent._tree is not None and agent._report is not None
+    assert agent.compiled_tree is not None and agent.report is not None
     assert agent.last_iterations > 0

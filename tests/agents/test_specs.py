@@ -56,7 +56,7 @@ def test_make_agent_passes_limits_and_options() -> None:
     agent = make_agent("mcts:playouts=100,c=0.5", seed=3)
     assert isinstance(agent, MCTSAgent)
     assert agent.limit == Limit(playouts=100)
-    assert agent.c == 0.5
+    assert agent.options.c == 0.5
     assert agent.name == "mcts:playouts=100,c=0.5"
     ab = make_agent("alphabeta:depth=4")
     assert isinstance(ab, AlphaBetaAgent)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from search.tree_options import plain_options
 
 from ggpkit.games.api import Game
 from ggpkit.games.recognition.recognise import learner, recognise
@@ -22,6 +23,7 @@ from ggpkit.games.recognition.renamed import RenamedGame, UnknownNameError
 from ggpkit.games.registry import load, load_kif, rules_path
 from ggpkit.match.protocol import strip_comments
 from ggpkit.match.scramble import Scrambler
+from ggpkit.search.options import SearchLimit
 
 GAMES_DIR = Path(__file__).resolve().parents[3] / "shared" / "ggp-games"
 
@@ -243,7 +245,9 @@ def test_the_native_tree_searches_a_scrambled_file_in_its_names(public: str) -> 
             state, ours = gdl.next_state(state, moves), game.next_state(ours, moves)
             history.append((state, ours))
         for state, ours in (history[len(history) // 2], history[-2]):
-            report = make(None).search(ours, None, 3000, 0.4, 1, 1, paths=64)
+            report = make(None).search(
+                ours, SearchLimit(iterations=3000), plain_options(c=0.4, leaf=1, seed=1, paths=64)
+            )
             assert report.mover in gdl.roles
             assert set(report.moves) == set(gdl.legal_moves(state, report.mover))
             for move, value in zip(report.moves, report.exact, strict=True):

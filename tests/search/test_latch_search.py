@@ -13,14 +13,15 @@ from typing import Any
 
 import numpy as np
 import pytest
+from reasoning.test_latches import CAREFUL, CLAIM
+from reasoning.test_propnet import _games_dir
 
 import ggpkit
 from ggpkit.games.gdl.game import GdlGame, load_kif_text
 from ggpkit.search.contract import TreeSearch
+from ggpkit.search.options import SearchLimit
 from ggpkit.search.propnet.tree import PropnetTreeSearch
-
-from reasoning.test_latches import CAREFUL, CLAIM
-from reasoning.test_propnet import _games_dir
+from search.tree_options import plain_options
 
 
 def tree_of(game: Any) -> TreeSearch:
@@ -45,7 +46,11 @@ def _search(
 ) -> PropnetTreeSearch:
     search: PropnetTreeSearch = tree_of(game).tree  # type: ignore[attr-defined]
     bits = game.reasoner.bits(state)
-    search.search(bits, None, iterations, 0.4, 1, 5, paths=paths, latches=latches)
+    search.search(
+        bits,
+        SearchLimit(iterations=iterations),
+        plain_options(c=0.4, leaf=1, seed=5, paths=paths, latches=latches),
+    )
     return search
 
 
@@ -110,13 +115,17 @@ def test_a_search_from_a_decided_state_still_offers_moves() -> None:
     red, blue = game.roles
     claimed = game.next_state(game.initial_state(), [_term("claim"), _term("noop")])
     search = _search(game, game.initial_state(), 2000, 16, latches=True)
-    report = tree_of(game).search(claimed, None, 500, 0.4, 1, 5, paths=16)  # a new tree
+    report = tree_of(game).search(
+        claimed, SearchLimit(iterations=500), plain_options(c=0.4, leaf=1, seed=5, paths=16)
+    )  # a new tree
     assert report.moves, "the decided state's moves are searched"
     assert report.proven == {red: 1.0, blue: 0.0}
     bits = game.reasoner.bits(claimed)
     leaf = [n for n in _decided_leaves(game, search) if _state(game, search._tree[0][n]) == claimed]
     assert leaf, "the claim made a decided leaf"
-    search.search(bits, None, 500, 0.4, 1, 5, paths=16)  # the decided leaf as the root
+    search.search(
+        bits, SearchLimit(iterations=500), plain_options(c=0.4, leaf=1, seed=5, paths=16)
+    )  # the decided leaf as the root
     assert search._tree[2][search._root] > 0
 
 
@@ -132,12 +141,14 @@ def test_a_latched_puzzle_is_proven_and_played_to_its_value() -> None:
     game = public("factoringEasyTurtleBrain")
     tree = tree_of(game)
     state = game.initial_state()
-    report = tree.search(state, None, 5000, 1.4, 1, 3)
+    report = tree.search(state, SearchLimit(iterations=5000), plain_options(c=1.4, leaf=1, seed=3))
     assert report.proven is not None
     (role,) = game.roles
     target = round(100 * report.proven[role])
     while not game.is_terminal(state):
-        report = tree.search(state, None, 2000, 1.4, 1, 3)
+        report = tree.search(
+            state, SearchLimit(iterations=2000), plain_options(c=1.4, leaf=1, seed=3)
+        )
         exact = [-1.0 if e is None else e for e in report.exact]
         best = max(range(len(report.moves)), key=lambda i: (exact[i], report.visits[i]))
         state = game.next_state(state, [report.moves[best]])

@@ -19,6 +19,8 @@ import ggpkit
 from ggpkit.games.api import Game
 from ggpkit.gdl.terms import Const
 from ggpkit.search.native.tree import NativeTreeKernels, NativeTreeSearch
+from ggpkit.search.options import SearchLimit
+from search.tree_options import plain_options
 
 NATIVE_TREES = ("breakthrough-holes", "breakthrough-holes-capture", "pawn-checkers",
                 "pawn-checkers-barrel")  # fmt: skip
@@ -169,7 +171,11 @@ def test_the_trees_proofs_match_an_exact_solve(name: str) -> None:
             exact = solve(game, state, [20_000])
         except TimeoutError:
             continue
-        report = make(10_000).search(state, None, 5_000, 0.4, 1, rng.randrange(100), paths=64)
+        report = make(10_000).search(
+            state,
+            SearchLimit(iterations=5_000),
+            plain_options(c=0.4, leaf=1, seed=rng.randrange(100), paths=64),
+        )
         if report.proven is None:
             continue
         assert round(100 * report.proven["white"]) == exact, f"{state}"

@@ -14,12 +14,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+from reasoning.test_greedy_playouts import _best_goals, _kernel
+from reasoning.test_propnet import _corpus, _rand_below, _stream
 
 from ggpkit.reasoning.propnet.reasoner import PropnetReasoner
 from ggpkit.search.propnet.wins import TOP_GOAL, scratch_arrays, wins_in_one
-
-from reasoning.test_greedy_playouts import _best_goals, _kernel
-from reasoning.test_propnet import _corpus, _rand_below, _stream
 
 
 def _states(r: PropnetReasoner, count: int, seed: int, longest: int) -> list[bytes]:

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from reasoning.test_propnet import _games_dir
 
 import ggpkit
 from ggpkit.agents.base import Limit
@@ -25,8 +26,6 @@ from ggpkit.reasoning.propnet.latches import goal_latches
 from ggpkit.search.propnet.tree import PropnetTreeSearch
 from ggpkit.search.puzzles.depth_first import DepthFirstSolver, best_line
 from ggpkit.search.puzzles.goal_monotony import never_rises
-
-from reasoning.test_propnet import _games_dir
 
 RING = """
 (role walker)

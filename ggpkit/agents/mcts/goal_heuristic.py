@@ -2,14 +2,15 @@
 
 Many rules define ``goal`` in every state, not only in terminal ones: checkers-like
 games count pieces, and the count mid-game says much about who wins. A compiled tree
-can value a new leaf partly by those goals (``MCTSAgent(goals=...)``). Where the goals
-of a state say nothing (reversi's "who has more discs now" in random play), the
-same blend is a disaster: 0.5 of the points against 9.5 in ten reversi matches at
-0.5 s a move, while checkersSmall went 15-4-1 the other way (checkers, 6-0). So the
-agent decides per game, in its start clock, by random matches: the heuristic is used only where the
-goals of mid-game states go with the final goals (Pearson correlation over the
-middle third of each match, at least :data:`MIN_CORRELATION` for every role whose
-goals vary), and never on banked goals (:func:`banks_goals`).
+can value a new leaf partly by those goals (the ``goals`` option of
+:class:`~ggpkit.search.options.SearchOptions`). Where the goals of a state say nothing
+(reversi's "who has more discs now" in random play), the same blend is a disaster: it
+lost nearly every reversi match, while in checkersSmall and checkers it won clearly the
+other way. So the agent decides per game, in its start clock, by random matches: the
+heuristic is used only where the goals of mid-game states go with the final goals
+(Pearson correlation over the middle third of each match, at least
+:data:`MIN_CORRELATION` for every role whose goals vary), and never on banked goals
+(:func:`banks_goals`).
 
 The random matches are :mod:`~ggpkit.agents.mcts.probe`'s, shared with the material heuristic.
 """
@@ -28,7 +29,7 @@ MIN_CORRELATION = 0.3
 
 GOAL_WEIGHT = 0.6
 """A leaf's share of its state's goals where the heuristic is used (0.3 and 0.6 both
-won against none on checkersSmall, 12-4-4 and 15-4-1 in 20 matches at 0.5 s a move)."""
+won against none on checkersSmall, 0.6 by more)."""
 
 
 def goal_heuristic_weight(game: Game[Any], matches: list[ProbeMatch] | None) -> float:
@@ -40,9 +41,9 @@ def goal_heuristic_weight(game: Game[Any], matches: list[ProbeMatch] | None) -> 
 
     Banked goals (:func:`banks_goals`) are left out however well they correlate:
     such a goal is blind to what a role is about to lose, and the playouts count it
-    anyway. Valued by them, both sides of checkersBarrelNoKings trade pieces greedily:
-    2-10 against the same player without them (12 matches, 0.5 s a move), as in
-    checkersTorusNoKings (2-10) and point_grab (0-5-7).
+    anyway. Valued by them, both sides of checkersBarrelNoKings trade pieces greedily
+    and lose to the same player without them, as in checkersTorusNoKings and
+    point_grab.
     """
     samples = None if matches is None else _mid_game_goals(game, matches)
     if matches is None or samples is None or banks_goals(game, matches):
@@ -83,8 +84,8 @@ def banks_goals(game: Game[Any], matches: list[ProbeMatch]) -> bool:
     Such goals (captures counted, points collected) need no static heuristic at all:
     the playouts count them, and both the goal and the material heuristic misjudge
     what a role is about to lose. In checkersBarrelNoKings, checkersTorusNoKings and
-    the native pawn-checkers-barrel, the material heuristic's player lost 1-1-10,
-    2-0-10 and 1-2-9 to the same player without it (12 matches, 0.5 s a move).
+    the native pawn-checkers-barrel, the material heuristic's player lost most matches
+    to the same player without it.
     """
     rises = False
     try:

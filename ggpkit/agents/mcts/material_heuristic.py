@@ -2,15 +2,15 @@
 
 In breakthrough-like games the goals say nothing before the end, and random playouts
 say little: Sancho (the 2014 champion) beat ggpkit's player on breakthroughSmall and
-breakthroughSmallHoles with a twentieth of its iterations, valuing its leaves partly by
-a piece count it finds while metagaming. This module finds such pieces for any game,
+breakthroughSmallHoles with a small fraction of its iterations, valuing its leaves partly
+by a piece count it finds while metagaming. This module finds such pieces for any game,
 from the facts of its states alone: facts that share a relation and one argument (the
 ``white`` of ``(cell 3 4 white)``) form a candidate piece set, and a role's pieces are
 the set whose count in the second half of random matches goes best with the role's
 final goal (Pearson correlation, at least :data:`MIN_CORRELATION`). A leaf of the
 compiled tree is then worth :data:`MATERIAL_WEIGHT` of what the pieces say (each role's
 gain or loss since the root, :func:`~ggpkit.search.tree.kernels.material_goals`), the
-rest of its playouts (``TreeSearch.search(material=...)``).
+rest of its playouts (the ``pieces`` of :class:`~ggpkit.search.options.SearchOptions`).
 
 Every role must have its own set, or there is no heuristic, and pieces must be lost
 somewhere in the probe's matches (captured, not only ever added). With two roles the pair of
@@ -32,8 +32,8 @@ from ggpkit.gdl.terms import Func, Term
 MIN_CORRELATION = 0.1
 """A role's piece count must correlate at least this much with its final goal, or with
 two roles the difference of their counts must, in the second half of the probe's
-matches (breakthroughSmall 0.16-0.23 over three seeds, breakthroughSmallHoles
-0.21-0.28; in the middle third only 0.09-0.18; Sancho asks for 0.06)."""
+matches (the breakthrough games' counts clear it there, not always in the middle
+third; Sancho asks for less)."""
 
 MATERIAL_WEIGHT = 0.5
 """The share of a leaf's value its pieces give where the heuristic is used."""
@@ -102,8 +102,8 @@ def _best_pair(
     matches: Sequence[ProbeMatch],
 ) -> tuple[PieceKey, PieceKey] | None:
     """Two roles' piece sets: the pair whose count difference goes best with both
-    roles' results (each role's own count alone can say little: breakthroughSmall's
-    black pawns 0.06, the difference 0.13)."""
+    roles' results (each role's own count alone can say little where the difference
+    says more)."""
     if len(set(first)) < 2 or len(set(second)) < 2:
         return None
     best, best_r = None, MIN_CORRELATION

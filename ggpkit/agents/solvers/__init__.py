@@ -6,17 +6,11 @@ is one and by the generic solver otherwise; ``ggpkit solve GAME`` prints solved 
 """
 
 from ggpkit.agents.solvers.agent import SolverAgent
-from ggpkit.agents.solvers.generic import (
-    GenericSolver,
-    NodeLimitError,
-    SimultaneousMovesError,
-    SolverError,
-)
+from ggpkit.agents.solvers.generic import GenericSolver, NodeLimitError, SolverError
 
 __all__ = [
     "GenericSolver",
     "NodeLimitError",
-    "SimultaneousMovesError",
     "SolverAgent",
     "SolverError",
 ]

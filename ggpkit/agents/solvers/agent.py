@@ -3,8 +3,9 @@
 It uses the exact solver a game declares (``game.info.capabilities.solver``: peg
 solitaire's, with its value table when built; breakthrough-holes') and otherwise the
 generic solver (whole reachable graph), which works for small turn-taking games and
-stops with a clear :class:`SolverError` for the rest (too many states, simultaneous
-moves, cycles). The agent ignores the limit: an exact
+stops with a clear :class:`SolverError` for the rest (too many states, cycles), or a
+:class:`~ggpkit.search.contract.SimultaneousMovesError` where two roles choose at
+once. The agent ignores the limit: an exact
 answer takes what it takes (the first breakthrough-holes move from the start is a
 full solve; see ``ggpkit solve breakthrough-holes``).
 """

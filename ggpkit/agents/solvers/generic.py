@@ -21,7 +21,9 @@ other values, and the module says so rather than hiding it). With more roles it
 is the max-n rule with the same tie-break.
 
 Simultaneous moves (two roles with a choice in one state) are refused with
-:class:`SimultaneousMovesError`: their value needs mixed strategies. A game graph
+:class:`~ggpkit.search.contract.SimultaneousMovesError` (the search layer's error for
+a state with more than one mover, so not a :class:`SolverError`: callers that stop
+on a solver's refusal catch both): their value needs mixed strategies. A game graph
 with a cycle is refused too (no finite value by this rule), and the search stops
 with :class:`NodeLimitError` after ``node_limit`` states.
 """
@@ -32,14 +34,16 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
-from ggpkit.games.api import Game, GameError
+from ggpkit.agents.base import AgentError
+from ggpkit.games.api import Game
 from ggpkit.games.capabilities import Solution
 from ggpkit.gdl.terms import Term
+from ggpkit.search.contract import SimultaneousMovesError
 
 Goals = tuple[int, ...]
 
 
-class SolverError(GameError):
+class SolverError(AgentError):
     """A solver cannot answer for this game or position; the message says why."""
 
 
@@ -54,19 +58,18 @@ class NodeLimitError(SolverError):
         self.limit = limit
 
 
-class SimultaneousMovesError(SolverError):
-    """A state where two or more roles have a real choice."""
-
-    def __init__(self, game: str, roles: list[str]) -> None:
-        super().__init__(
-            f"game {game!r} has simultaneous moves ({' and '.join(roles)} both choose in "
-            "one state): the generic solver only solves turn-taking games"
-        )
-        self.roles = roles
-
-
 class CycleError(SolverError):
     """The state graph has a cycle, so the game has no finite value by backward induction."""
+
+
+def _simultaneous(game: str, roles: list[str]) -> SimultaneousMovesError:
+    """The error for a state where ``roles`` of ``game`` have a real choice at once."""
+    return SimultaneousMovesError(
+        f"game {game!r} has simultaneous moves ({' and '.join(roles)} both choose in "
+        "one state): the generic solver only solves turn-taking games",
+        game,
+        roles,
+    )
 
 
 @dataclass(slots=True)
@@ -130,7 +133,7 @@ class GenericSolver:
 
     def _only(self, moves: list[Term], index: int) -> Term:
         if len(moves) != 1:
-            raise SimultaneousMovesError(self.game.name, [self.game.roles[index]])
+            raise _simultaneous(self.game.name, [self.game.roles[index]])
         return moves[0]
 
     def _key(self, goals: Goals, mover: int) -> tuple[int, int]:
@@ -150,7 +153,7 @@ class GenericSolver:
         legal = game.all_legal_moves(state)
         choosers = [i for i, ms in enumerate(legal) if len(ms) > 1]
         if len(choosers) > 1:
-            raise SimultaneousMovesError(game.name, [game.roles[i] for i in choosers])
+            raise _simultaneous(game.name, [game.roles[i] for i in choosers])
         mover = choosers[0] if choosers else 0
         children: list[Hashable] = []
         for move in legal[mover]:

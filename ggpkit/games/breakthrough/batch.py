@@ -139,12 +139,12 @@ class BreakthroughStepper(NativeStepper):
     """``count`` matches of a breakthrough game on the native bitboards (a BatchStepper)."""
 
     def __init__(self, game: Any, count: int, max_steps: int) -> None:
-        from ggpkit.games.breakthrough.game import _MOVE_CELLS, initial_position
+        from ggpkit.games.breakthrough.game import MOVE_CELLS, initial_position
 
         props = game.propositions()
         super().__init__(props, count, max_steps)
         self.capture = bool(game.capture)
-        self._tables(props, _MOVE_CELLS)
+        self._tables(props, MOVE_CELLS)
         start = initial_position()
         self._start = np.array([start.white, start.black, start.control], dtype=np.int64)
         self._white = np.zeros(count, dtype=np.int64)

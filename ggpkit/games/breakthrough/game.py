@@ -25,7 +25,6 @@ from ggpkit.games.api import (
     Game,
     GameError,
     GameInfo,
-    PlayoutStats,
     UnknownRoleError,
     Utility,
 )
@@ -33,6 +32,7 @@ from ggpkit.games.breakthrough import extras, kernels, tree
 from ggpkit.games.capabilities import Capabilities
 from ggpkit.games.native.twin import FromTwin
 from ggpkit.gdl.terms import Const, Func, Term, func
+from ggpkit.reasoning.base import PlayoutStats
 from ggpkit.search.native.tree import NativeTrees
 
 ROLES = ("white", "black")
@@ -157,7 +157,7 @@ _MOVE_TERMS: dict[tuple[int, int], Func] = {
     for dst in range(SIZE * SIZE)
     if abs(cell_xy(src)[0] - cell_xy(dst)[0]) <= 1 and abs(cell_xy(src)[1] - cell_xy(dst)[1]) == 1
 }
-_MOVE_CELLS: dict[Term, tuple[int, int]] = {t: k for k, t in _MOVE_TERMS.items()}
+MOVE_CELLS: dict[Term, tuple[int, int]] = {t: k for k, t in _MOVE_TERMS.items()}
 _PIECE_FACTS = {
     (role, i): func("cell", *cell_xy(i), role) for role in ROLES for i in range(SIZE * SIZE)
 }
@@ -199,7 +199,7 @@ class BreakthroughHoles(FromTwin, Game[BtState]):
         return [_MOVE_TERMS[(int(s), int(d))] for s, d in cells]
 
     def _next(self, state: BtState, moves: Sequence[Term]) -> BtState:
-        src, dst = _MOVE_CELLS[moves[state.control]]
+        src, dst = MOVE_CELLS[moves[state.control]]
         return plain_next(state, src, dst)
 
     def _wins(self, state: BtState) -> tuple[bool, bool]:

@@ -38,13 +38,13 @@ from ggpkit.games.api import (
     GameInfo,
     IllegalMoveError,
     MoveLike,
-    PlayoutStats,
     Utility,
 )
 from ggpkit.games.capabilities import Capabilities
 from ggpkit.games.checkers import extras, kernels, tree
 from ggpkit.games.native.twin import FromTwin
 from ggpkit.gdl.terms import Const, Func, Term, func
+from ggpkit.reasoning.base import PlayoutStats
 from ggpkit.search.native.tree import NativeTrees
 
 ROLES = ("black", "red")

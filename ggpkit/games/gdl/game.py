@@ -36,7 +36,6 @@ from ggpkit.games.api import (
     Game,
     GameError,
     GameInfo,
-    PlayoutStats,
     Propositions,
     Utility,
 )
@@ -45,7 +44,7 @@ from ggpkit.games.gdl.pending_propnet import PendingPropnet
 from ggpkit.gdl.checker import Problem, check_rules
 from ggpkit.gdl.kif import Rule, parse_rules, read_kif_file
 from ggpkit.gdl.terms import Const, Func, Term
-from ggpkit.reasoning.base import Reasoner, ReasonerError, time_limit
+from ggpkit.reasoning.base import PlayoutStats, Reasoner, ReasonerError, time_limit
 from ggpkit.reasoning.prover.reasoner import Prover
 from ggpkit.search.contract import TreeSearch
 
@@ -107,7 +106,7 @@ class GdlGame(Game[Hashable]):
         self.load_report: LoadReport | None = None
         """How long each phase of loading took, when loaded from text."""
         self.pending_propnet: PendingPropnet[GdlGame] | None = None
-        """The propnet still compiling for a game loaded on the prover (see
+        """The propnet still compiling for a game loaded on the join code (see
         :func:`load_kif_text`'s ``keep_compiling``); None otherwise."""
 
     @property
@@ -175,10 +174,9 @@ class GdlGame(Game[Hashable]):
         if batch is None:
             return super().playout_stats(state, count, seed)
         try:
-            totals = batch.playout_stats(state, count, seed)
+            return batch.playout_stats(state, count, seed)
         except ReasonerError as e:
             raise self._error(e) from None
-        return PlayoutStats(totals.playouts, totals.moves, tuple(totals.goal_sums))
 
     def state_from_facts(self, facts: Iterable[Term]) -> Hashable:
         """The state whose true facts are ``facts`` (to start from a given position)."""
@@ -338,7 +336,7 @@ def make_reasoner(
             fast = importlib.import_module("ggpkit.reasoning.propnet.reasoner")
             made = fast.PropnetReasoner.from_rules(rules, timeout=timeout)
             return made, notes, made.compile_report
-        except Exception as e:  # any failure of the fast path is shown, then the prover plays
+        except Exception as e:  # any failure of the fast path is shown, then the join code plays
             if reasoner == "propnet":
                 raise GdlGameError(f"the propnet reasoner cannot run this game: {e}") from None
             reason = str(e) if isinstance(e, ReasonerError) else f"{type(e).__name__}: {e}"
@@ -356,7 +354,7 @@ def late_propnet(
 ) -> tuple[Reasoner[Any], tuple[str, ...], CompileReport | None, CompileJob[Any] | None]:
     """:func:`make_reasoner` (``auto``) whose propnet may go on compiling after ``timeout``.
 
-    For up to ``keep`` seconds more, in its child: the prover plays meanwhile, and
+    For up to ``keep`` seconds more, in its child: the join code plays meanwhile, and
     the last item is the compilation to take the network from (None when the
     network was ready in time or cannot be built).
     """
@@ -385,7 +383,7 @@ def load_kif_text(
     """A game from GDL text; ``name`` is used in messages and as the game's name.
 
     ``timeout`` bounds the propnet's grounding and building; past it (or when the
-    grounding estimate refuses the rules) ``auto`` runs the game on the prover. With
+    grounding estimate refuses the rules) ``auto`` runs the game on the join code. With
     ``keep_compiling`` > 0 (``auto``, where processes fork), a late compilation goes
     on that many seconds more and the game's :attr:`GdlGame.pending_propnet` gives
     its propnet twin once built. The time of each phase is kept in the game's

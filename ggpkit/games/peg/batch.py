@@ -94,12 +94,12 @@ class PegStepper(NativeStepper):
     """``count`` peg solitaire games on the native bitboard (a BatchStepper)."""
 
     def __init__(self, game: Any, count: int, max_steps: int) -> None:
-        from ggpkit.games.peg.game import _MOVE_INDEX
+        from ggpkit.games.peg.game import MOVE_INDEX
 
         props = game.propositions()
         super().__init__(props, count, max_steps)
         moves = props.moves[0]
-        self._jump_of = np.array([_MOVE_INDEX[m] for m in moves], dtype=np.int64)
+        self._jump_of = np.array([MOVE_INDEX[m] for m in moves], dtype=np.int64)
         self._move_of = np.full(len(k.JUMPS), -1, dtype=np.int64)
         self._move_of[self._jump_of] = np.arange(len(moves))
         read = [_reads(fact) for fact in props.base]

@@ -27,7 +27,6 @@ from ggpkit.games.api import (
     Game,
     GameError,
     GameInfo,
-    PlayoutStats,
     Utility,
 )
 from ggpkit.games.capabilities import Capabilities
@@ -35,6 +34,7 @@ from ggpkit.games.native.twin import FromTwin
 from ggpkit.games.peg import extras
 from ggpkit.games.peg import kernels as k
 from ggpkit.gdl.terms import Const, Func, Term
+from ggpkit.reasoning.base import PlayoutStats
 
 ROLE = "jumper"
 
@@ -68,7 +68,7 @@ def _jump_term(src: int, dst: int) -> Func:
 
 MOVES: tuple[Func, ...] = tuple(_jump_term(src, dst) for src, _, dst in k.JUMPS)
 """The move term of every geometric jump, indexed like ``peg_kernels.JUMPS``."""
-_MOVE_INDEX: dict[Term, int] = {m: i for i, m in enumerate(MOVES)}
+MOVE_INDEX: dict[Term, int] = {m: i for i, m in enumerate(MOVES)}
 # (src bit, mid bit, dst bit) per jump: the plain-Python generator tests these.
 _MASKS: tuple[tuple[int, int, int], ...] = tuple((1 << s, 1 << m, 1 << d) for s, m, d in k.JUMPS)
 
@@ -150,7 +150,7 @@ class PegGame(FromTwin, Game[PegState]):
         return [MOVES[i] for i in legal_jump_indices(state.board)]
 
     def _next(self, state: PegState, moves: Sequence[Term]) -> PegState:
-        s, m, d = _MASKS[_MOVE_INDEX[moves[0]]]
+        s, m, d = _MASKS[MOVE_INDEX[moves[0]]]
         return PegState(state.board ^ (s | m | d))
 
     def is_terminal(self, state: PegState) -> bool:

@@ -15,11 +15,13 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
-from ggpkit.games.api import Game, GameError, PlayoutStats
+from ggpkit.games.api import Game, GameError
 from ggpkit.games.capabilities import Capabilities, Solution, Solver
 from ggpkit.games.recognition.symbol_match import rename_term, symbols_of
 from ggpkit.gdl.terms import Term
+from ggpkit.reasoning.base import PlayoutStats
 from ggpkit.search.contract import TreeReport, TreeSearch
+from ggpkit.search.options import SearchLimit, SearchOptions
 
 _T = TypeVar("_T")
 
@@ -250,42 +252,16 @@ class _RenamedTree:
         self.game = game
 
     def search(
-        self,
-        state: Hashable,
-        seconds: float | None,
-        iterations: int | None,
-        c: float,
-        leaf: int,
-        seed: int,
-        mast: bool = False,
-        grave: int = 0,
-        paths: int = 1,
-        goals: float = 0.0,
-        role: str | None = None,
-        material: tuple[frozenset[Term], ...] = (),
-        greedy: bool = False,
-        wins: bool = False,
-        minimax: float = 0.0,
-        blunders: bool = True,
-        latches: bool = True,
-        mobility: bool = False,
-        nested: float = 0.0,
-        dfs: float = 0.0,
-        ordered: bool = False,
-        monotone: bool = False,
+        self, state: Hashable, limit: SearchLimit, options: SearchOptions, role: str | None = None
     ) -> TreeReport:
-        """See :class:`~ggpkit.games.capabilities.TreeSearch`, in the renamed game's names."""
+        """See :class:`~ggpkit.search.contract.TreeSearch`, in the renamed game's names."""
         g = self.game
         inner_role = None if role is None else g.backward.get(role, role)
-        own_material: tuple[frozenset[Term], ...] = ()
-        if material:  # in the inner game's role order and names
-            by_inner = sorted(zip(g._order, material, strict=True))
-            own_material = tuple(frozenset(map(g._own, facts)) for _, facts in by_inner)
-        own = self.tree.search(
-            state, seconds, iterations, c, leaf, seed, mast, grave, paths, goals, inner_role,
-            own_material, greedy, wins, minimax, blunders, latches, mobility, nested, dfs,
-            ordered, monotone,
-        )  # fmt: skip
+        own_pieces: tuple[frozenset[Term], ...] = ()
+        if options.pieces:  # in the inner game's role order and names
+            by_inner = sorted(zip(g._order, options.pieces, strict=True))
+            own_pieces = tuple(frozenset(map(g._own, facts)) for _, facts in by_inner)
+        own = self.tree.search(state, limit, replace(options, pieces=own_pieces), inner_role)
         moves = g._named(state, lambda: tuple(g._seen(m) for m in own.moves))
         line = g._named(state, lambda: tuple(g._seen(m) for m in own.best_line))
         seen = g.forward

@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from ggpkit.gdl.kif import Rule
 from ggpkit.gdl.terms import Term, strip_pos
-from ggpkit.reasoning.base import PlayoutTotals, Propositions, ReasonerError
+from ggpkit.reasoning.base import PlayoutStats, Propositions, ReasonerError
 from ggpkit.reasoning.grounding.grounder import (
     DEFAULT_MAX_ATOMS,
     DEFAULT_TIMEOUT,
@@ -59,7 +59,7 @@ LANE_THRESHOLD = 8
 SPLIT_TRIAL_PLAYOUTS = LANE_THRESHOLD - 1
 """The most playouts a scalar call makes: the size of the split trial's calls."""
 
-__all__ = ["GroundingError", "PlayoutTotals", "PropnetReasoner"]
+__all__ = ["GroundingError", "PropnetReasoner"]
 
 
 class _Scratch:
@@ -140,7 +140,7 @@ class PropnetReasoner:
         Grounding and building both run in the grounder's killable child process.
         """
         # Loaded here once per process, the build's compiled passes are inherited by every
-        # grounding child instead of being loaded from numba's cache in each (~0.6 s).
+        # grounding child instead of being loaded from numba's cache in each (a cost per load).
         propnet_graph.warm_up()
         return cls.from_compiled(
             compile_rules(list(rules), build, timeout=timeout, max_atoms=max_atoms)
@@ -215,13 +215,14 @@ class PropnetReasoner:
         """Whether playouts on the split network are clearly faster than on the full one.
 
         In connectFour or reversi whose turn it is decides little, and two copies to
-        keep up to date cost more than they save (0.7-0.8x); in breakthrough and
-        checkers it decides every move (2-3x). Timed, by this thread's CPU, from the
-        initial state: the choice changes the speed only, never the totals. In calls of
+        keep up to date cost more than they save; in breakthrough and checkers it
+        decides every move, and the split is much faster (docs/results.md).
+        Timed, by this thread's CPU, from the initial state: the choice changes the
+        speed only, never the totals. In calls of
         the most playouts a scalar call makes (from one up, doubling, so a game of long
         playouts does not overrun the trial by much): in calls of one, the dispatch of
-        the copies' arrays weighs as much as the kernels (breakthroughSmallHoles: 1.07x
-        in calls of one, 1.22x in calls of seven, 1.27x in calls of a thousand).
+        the copies' arrays weighs as much as the kernels, and hid breakthroughSmallHoles'
+        gain; in calls of seven it shows nearly whole.
         """
         bits = self._unpack(self._initial)
         rates = []
@@ -373,7 +374,7 @@ class PropnetReasoner:
 
     def playout_stats(
         self, state: bytes, count: int, seed: int, max_steps: int = DEFAULT_MAX_STEPS
-    ) -> PlayoutTotals:
+    ) -> PlayoutStats:
         """Run ``count`` uniformly random playouts from ``state`` in one compiled call.
 
         Each step every role picks uniformly among its legal moves; playout ``j`` of
@@ -386,10 +387,10 @@ class PropnetReasoner:
         """
         net = self.net
         if count <= 0:
-            return PlayoutTotals(0, 0, (0,) * len(self.roles))
+            return PlayoutStats(0, 0, (0,) * len(self.roles))
         if self.terminal(state):
             goals = [self.goal(state, i) for i in range(len(self.roles))]
-            return PlayoutTotals(count, 0, tuple(count * g for g in goals))
+            return PlayoutStats(count, 0, tuple(count * g for g in goals))
         seed &= 0xFFFFFFFFFFFFFFFF
         if seed >= 1 << 63:  # numba takes a signed 64-bit int; the kernels wrap it back
             seed -= 1 << 64
@@ -409,7 +410,7 @@ class PropnetReasoner:
             raise ReasonerError("a terminal state does not give exactly one goal value per role")
         if err == k.ERR_TOO_LONG:
             raise ReasonerError(f"a random playout did not end within {max_steps} moves")
-        return PlayoutTotals(int(done), int(moves), tuple(int(s) for s in sums))
+        return PlayoutStats(int(done), int(moves), tuple(int(s) for s in sums))
 
 
 _SMALL_GAME = """

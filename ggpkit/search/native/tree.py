@@ -1,7 +1,7 @@
 """The compiled MCTS tree of native games: their own states in the generic array tree.
 
-Why: in Python, a tree over a native game runs a few thousand iterations a second
-while the game's kernels play hundreds of thousands of playouts. Here the tree is
+Why: in Python, a tree over a native game runs a small fraction of the iterations
+its game's kernels could play out in the same time. Here the tree is
 :class:`~ggpkit.search.tree.array_tree.ArrayTree` (the propnet's tree, with selection,
 virtual losses, solver proofs, compaction) and the game supplies three batch kernels
 (:class:`NativeTreeKernels`) over its states written as rows of uint64 words:
@@ -26,6 +26,7 @@ import numpy.typing as npt
 
 from ggpkit.gdl.terms import Func, Term
 from ggpkit.search.contract import CannotSearchError, TreeReport
+from ggpkit.search.options import SearchLimit, SearchOptions
 from ggpkit.search.tree import kernels as tk
 from ggpkit.search.tree.array_tree import ArrayTree
 
@@ -156,29 +157,7 @@ class NativeTreeSearch:
         self.tree = NativeTree(kernels, len(roles), max_nodes)
 
     def search(
-        self,
-        state: Hashable,
-        seconds: float | None,
-        iterations: int | None,
-        c: float,
-        leaf: int,
-        seed: int,
-        mast: bool = False,
-        grave: int = 0,
-        paths: int = 1,
-        goals: float = 0.0,
-        role: str | None = None,
-        material: tuple[frozenset[Term], ...] = (),
-        greedy: bool = False,
-        wins: bool = False,
-        minimax: float = 0.0,
-        blunders: bool = True,
-        latches: bool = True,
-        mobility: bool = False,
-        nested: float = 0.0,
-        dfs: float = 0.0,
-        ordered: bool = False,
-        monotone: bool = False,
+        self, state: Hashable, limit: SearchLimit, options: SearchOptions, role: str | None = None
     ) -> TreeReport:
         """See :class:`~ggpkit.search.contract.TreeSearch` (the kernels give goals only
         in terminal states: ``goals`` weighs the material heuristic, where the kernels can
@@ -186,12 +165,9 @@ class NativeTreeSearch:
         ``mobility``, ``nested``, ``dfs``, ``ordered`` and ``monotone`` change nothing: a
         native game's playouts and expansions are what its kernels make them)."""
         row = self._row(state)
+        index = -1 if role is None else self.roles.index(role)
         try:
-            found = self.tree.search(
-                row, seconds, iterations, c, leaf, seed, mast=mast, grave=grave, paths=paths,
-                goals=goals, role=-1 if role is None else self.roles.index(role),
-                material=self._masks(material), minimax=minimax, blunders=blunders,
-            )  # fmt: skip
+            found = self.tree.search(row, limit, options, index, self._masks(options.pieces))
         except CannotSearchError as e:
             raise CannotSearchError(f"{self.name}: {e}") from None
         term = self.kernels.move_term

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from ggpkit.gdl.terms import Term
 from ggpkit.search.contract import CannotSearchError, TreeReport
+from ggpkit.search.options import SearchLimit, SearchOptions
 from ggpkit.search.propnet.tree import PropnetTreeSearch
 from ggpkit.search.puzzles.goal_monotony import never_rises
 
@@ -48,29 +49,7 @@ class PropnetTree:
         looked for yet)."""
 
     def search(
-        self,
-        state: Hashable,
-        seconds: float | None,
-        iterations: int | None,
-        c: float,
-        leaf: int,
-        seed: int,
-        mast: bool = False,
-        grave: int = 0,
-        paths: int = 1,
-        goals: float = 0.0,
-        role: str | None = None,
-        material: tuple[frozenset[Term], ...] = (),
-        greedy: bool = False,
-        wins: bool = False,
-        minimax: float = 0.0,
-        blunders: bool = True,
-        latches: bool = True,
-        mobility: bool = False,
-        nested: float = 0.0,
-        dfs: float = 0.0,
-        ordered: bool = False,
-        monotone: bool = False,
+        self, state: Hashable, limit: SearchLimit, options: SearchOptions, role: str | None = None
     ) -> TreeReport:
         """See :class:`~ggpkit.search.contract.TreeSearch`."""
         if not isinstance(state, bytes):
@@ -81,19 +60,12 @@ class PropnetTree:
         index = -1 if role is None else roles.index(role)
         lines: list[tuple[float, tuple[int, ...]]] = []
         try:
-            if len(roles) == 1 and seconds is not None and seconds > 0:
-                floor = self._floor() if monotone and dfs > 0 else -1
-                seconds, lines = self._puzzle_lines(
-                    bits, seconds, seed, nested, dfs, latches, ordered, floor
-                )
+            if len(roles) == 1 and limit.time is not None and limit.time > 0:
+                seconds, lines = self._puzzle_lines(bits, limit.time, options)
+                limit = replace(limit, time=seconds)
             elif len(roles) == 1:  # a search by iterations: load the puzzle searches
-                self._load_puzzle_searches(bits, seed, nested, dfs, latches, monotone)
-            found = self.tree.search(
-                bits, seconds, iterations, c, leaf, seed, mast=mast, grave=grave, paths=paths,
-                goals=goals, role=index, material=self._masks(material), greedy=greedy,
-                wins=wins, minimax=minimax, blunders=blunders, latches=latches,
-                mobility=mobility,
-            )  # fmt: skip
+                self._load_puzzle_searches(bits, options)
+            found = self.tree.search(bits, limit, options, index, self._masks(options.pieces))
         except CannotSearchError as e:
             raise CannotSearchError(f"{self.name}: {e}") from None
         best_value, best_line = max([(found.best_value, found.best_line), *lines], key=_value)
@@ -108,58 +80,44 @@ class PropnetTree:
             playouts=found.playouts,
             best_line=tuple(net.moves[0][i] for i in best_line),
             best_value=best_value,
-            greedy=greedy,
+            greedy=options.greedy,
         )
 
-    def _load_puzzle_searches(
-        self,
-        bits: npt.NDArray[np.uint8],
-        seed: int,
-        nested: float,
-        dfs: float,
-        latches: bool,
-        monotone: bool,
-    ) -> None:
+    def _load_puzzle_searches(self, bits: npt.NDArray[np.uint8], options: SearchOptions) -> None:
         """Compile (or load) the kernels of the puzzle searches asked for, and find the
         solver's latches and (with ``monotone``) whether the goal never rises, with
         searches of no time: the agent's start does this, so that no move pays for it."""
-        if dfs > 0:
-            self.tree.solve(bits, 0.0, latches, floor=self._floor() if monotone else -1)
-        if nested > 0:
-            self.tree.nested(bits, 0.0, seed)
+        if options.dfs > 0:
+            floor = self._floor() if options.monotone else -1
+            self.tree.solve(bits, 0.0, options.latches, floor=floor)
+        if options.nested > 0:
+            self.tree.nested(bits, 0.0, options.seed)
 
     def _puzzle_lines(
-        self,
-        bits: npt.NDArray[np.uint8],
-        seconds: float,
-        seed: int,
-        nested: float,
-        dfs: float,
-        latches: bool,
-        ordered: bool,
-        floor: int,
+        self, bits: npt.NDArray[np.uint8], seconds: float, options: SearchOptions
     ) -> tuple[float, list[tuple[float, tuple[int, ...]]]]:
         """The lines (value, role 0's move indices) that the depth-first solver and the
-        nested search find in their shares of ``seconds``, and the seconds left for the
-        tree. An unfinished solver's line (the best it has seen) worth nothing is left
-        out: it may be merely the first the search went down, and played it would
-        overrule the tree, whose proofs steer clear of lost positions (futoshiki4, 0.5 s
-        a move: 1 of 4 solved with it, 4 of 4 without). The tree gets what is left of
-        the seconds, at least :data:`TREE_LEAST` of them (a twentieth once the solver
-        knows the state's value)."""
+        nested search find in their shares (``options.dfs``, ``options.nested``) of
+        ``seconds``, and the seconds left for the tree. An unfinished solver's line (the
+        best it has seen) worth nothing is left out: it may be merely the first the
+        search went down, and played it would overrule the tree, whose proofs steer clear
+        of lost positions. The tree gets what is left of the seconds, at least
+        :data:`TREE_LEAST` of them (a twentieth once the solver knows the state's value)."""
+        floor = self._floor() if options.monotone and options.dfs > 0 else -1
         start = int(self.reasoner.net.move_start[0])
         end = time.perf_counter() + seconds
         lines = []
-        if dfs > 0:
-            share = min(dfs, 1 - TREE_LEAST)
-            solved = self.tree.solve(bits, share * seconds, latches, ordered, floor)
+        if options.dfs > 0:
+            share = min(options.dfs, 1 - TREE_LEAST)
+            solved = self.tree.solve(bits, share * seconds, options.latches, options.ordered, floor)
             if solved.value > 0 or solved.exact:  # (a nought line: maybe the first it met)
                 lines.append((solved.value, tuple(k - start for k in solved.line)))
             if solved.exact and solved.line:
                 return seconds / 20, lines
-        if nested > 0:
+        if options.nested > 0:
             left = end - time.perf_counter()
-            found = self.tree.nested(bits, min(left, nested * seconds), seed ^ NESTED_SEED)
+            seed = options.seed ^ NESTED_SEED
+            found = self.tree.nested(bits, min(left, options.nested * seconds), seed)
             lines.append((found.value, tuple(k - start for k in found.line)))
         return max(TREE_LEAST * seconds, end - time.perf_counter()), lines
 

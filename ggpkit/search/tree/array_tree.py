@@ -23,7 +23,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ggpkit.reasoning.base import ReasonerError
-from ggpkit.search.contract import CannotSearchError
+from ggpkit.search.contract import SimultaneousMovesError
+from ggpkit.search.options import SearchLimit, SearchOptions
 from ggpkit.search.tree import kernels as tk
 
 MAX_DEPTH = 4096
@@ -37,9 +38,9 @@ MEMORY_SHARE = 8
 """A tree reserves at most this fraction (1/8) of the machine's memory ..."""
 
 MAX_MEMORY = 2 << 30
-"""... and at most 2 GiB. Reserved memory costs nothing until used, and a search of
-1.5 s on connectFour makes about 220,000 nodes: a tree of 200,000 filled within one move
-and was thrown away at the next."""
+"""... and at most 2 GiB. Reserved memory costs nothing until used, and a fast search
+makes nodes by the hundred thousand a move: a smaller tree filled within one move and
+was thrown away at the next."""
 
 CGROUP_LIMITS = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
 """Where a container's memory limit is read (cgroup v2, then v1; "max" is no limit)."""
@@ -47,9 +48,8 @@ CGROUP_LIMITS = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limi
 BATCH_SECONDS = 0.01
 """Each compiled call runs about this long, so the clock is read that often."""
 
-
-class SimultaneousMovesError(CannotSearchError):
-    """The tree met a state where two roles choose: this search handles turn-taking only."""
+MAX_STEPS = 100_000
+"""Most steps of one playout: a longer one is broken rules (ReasonerError)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,78 +124,45 @@ class ArrayTree:
     def search(
         self,
         bits: npt.NDArray[np.generic],
-        seconds: float | None,
-        iterations: int | None,
-        c: float,
-        leaf: int,
-        seed: int,
-        max_steps: int = 100_000,
-        mast: bool = False,
-        grave: int = 0,
-        paths: int = 1,
-        goals: float = 0.0,
+        limit: SearchLimit,
+        options: SearchOptions,
         role: int = -1,
         material: npt.NDArray[np.generic] | None = None,
-        greedy: bool = False,
-        wins: bool = False,
-        minimax: float = 0.0,
-        blunders: bool = True,
-        latches: bool = True,
-        mobility: bool = False,
     ) -> RootReport:
-        """Search from the state row ``bits`` within the limits.
+        """Search from the state row ``bits`` within ``limit`` as ``options`` say (see
+        :class:`~ggpkit.search.contract.TreeSearch`; a tree ignores what it cannot do).
 
-        ``mast``: playouts choose moves by MAST (one playout per leaf) instead of at random.
-        ``grave`` > 0: select by GRAVE, a node's all-moves-as-first statistics used from
-        that many visits on (a leaf batch adds one playout whose moves are kept).
-        ``paths`` > 1 (games of several roles, without MAST or GRAVE): that many paths
-        descend before their leaves are played out together, ``leaf`` playouts each.
-        ``goals`` > 0 (with paths): a leaf whose state gives every role a goal is worth
-        that share of those goals, the rest of its playouts (the goal heuristic);
         ``material`` (one mask row per role, see :attr:`material`) puts the pieces'
         verdict (:func:`tk.material_goals`) in place of the state's goals, ``mobility``
-        (batched paths in trees that know each role's moves) the roles' shares of their
-        moves (:func:`tk.mobility_goals`). ``greedy``
-        (trees whose playouts are uniform, with paths): playouts take a win in one where
-        they find it (:attr:`greedy`); ``wins`` (with paths): a new node where its mover
-        wins in one is proven when it is made (:attr:`wins`); ``minimax`` > 0 (with
-        ``goals``): selection mixes that share of each child's heuristic goals, backed
-        up by minimax, into its mean (implicit minimax backups, see
-        :func:`tk._minimax_path`); ``blunders``: a path that ends in a move proven to
-        lose for its mover (the first unproven node above a proven end) adds nothing to
-        the means of the moves above it (see :func:`tk._avoided_loss`); ``latches``
-        (trees over a network with latches that force goals): a node whose latched
-        facts settle every role's goal is a leaf of that value (see
-        :mod:`~ggpkit.reasoning.propnet.latches`). Where
-        several roles choose at once, batched paths search with decoupled statistics
-        (each role its own edges; at most ``MAX_JOINT_MOVES`` joint moves a state) and
-        the report at such a root is ``role``'s (the first choosing role's when -1).
-        At least one limit must be given. Raises :class:`SimultaneousMovesError` when
-        a state with two choosing roles is met without batched paths (MAST, GRAVE, one
-        path) or with too many joint moves, ReasonerError on broken rules.
+        the roles' shares of their moves (:func:`tk.mobility_goals`); ``minimax``
+        mixes backed-up heuristic values into selection (see :func:`tk._minimax_path`),
+        ``blunders`` takes back the visits of paths that end in a proven loss (see
+        :func:`tk._avoided_loss`), ``latches`` makes leaves of the nodes their latched
+        facts settle (see :mod:`~ggpkit.reasoning.propnet.latches`). Where several roles
+        choose at once, batched paths search with decoupled statistics (each role its
+        own edges; at most ``MAX_JOINT_MOVES`` joint moves a state) and the report at
+        such a root is ``role``'s (the first choosing role's when -1). At least one
+        limit must be given. Raises :class:`SimultaneousMovesError` when a state with
+        two choosing roles is met without batched paths (MAST, GRAVE, one path) or with
+        too many joint moves, ReasonerError on broken rules.
         """
-        if seconds is None and iterations is None:
+        if limit.time is None and limit.iterations is None:
             raise ValueError("give a time or an iteration limit")
         started = time.perf_counter()
-        deadline = np.inf if seconds is None else started + seconds
+        deadline = np.inf if limit.time is None else started + limit.time
         self._set_root(bits)
-        self.goal_weight = goals
-        self.greedy = greedy
-        self.wins = wins
-        self._tree[20][0] = minimax if goals > 0.0 else 0.0
-        self._tree[20][1] = float(blunders)
-        self._tree[20][2] = float(latches)
-        self._tree[20][3] = float(mobility)
-        if material is not None:
-            self.material = material.astype(self._tree[0].dtype)
+        self._configure(options, material)
         self.material_base = tk.material_counts(bits, self.material)
-        budget = np.inf if iterations is None else iterations
-        rng = np.random.default_rng(seed)
+        budget = np.inf if limit.iterations is None else limit.iterations
+        rng = np.random.default_rng(options.seed)
+        mast, grave, paths = options.mast, options.grave, options.path_count()
+        batched = self.batched(paths, mast, grave)
+        c = options.exploration(batched)
         done = 0
         playouts = 0.0
         # A call runs at least one whole batch of paths: a batch costs one 64-lane pass
         # however few paths share it (quarto: 30 iterations a second one path a call).
-        unit = paths if self.batched(paths, mast, grave) else 1
+        unit = paths if batched else 1
         batch = 1
         per_iteration = 0.0  # seconds, as the last call ran
         while done < budget:
@@ -203,7 +170,9 @@ class ArrayTree:
             t0 = time.perf_counter()
             if t0 + per_iteration * n > deadline or t0 >= deadline:
                 break  # a compiled call cannot be stopped: do not start one that would overrun
-            code, ran, played = self._iterate(n, c, leaf, rng, max_steps, mast, grave, paths)
+            code, ran, played = self._iterate(
+                n, c, options.leaf, rng, MAX_STEPS, mast, grave, paths
+            )
             done += int(ran)
             playouts += float(played)
             if code == tk.STOP_PROVEN:
@@ -216,6 +185,19 @@ class ArrayTree:
             elif took > BATCH_SECONDS * 2 and batch > 1:
                 batch //= 2
         return self._report(done, playouts, role)
+
+    def _configure(self, options: SearchOptions, material: npt.NDArray[np.generic] | None) -> None:
+        """Set what the compiled calls of this search read besides their arguments."""
+        goals = options.goal_share()
+        self.goal_weight = goals
+        self.greedy = options.greedy
+        self.wins = options.wins
+        self._tree[20][0] = options.minimax if goals > 0.0 else 0.0
+        self._tree[20][1] = float(options.blunders)
+        self._tree[20][2] = float(options.latches)
+        self._tree[20][3] = float(options.mobility > 0.0)
+        if material is not None:
+            self.material = material.astype(self._tree[0].dtype)
 
     def batched(self, paths: int, mast: bool, grave: int) -> bool:
         """Whether iterations run as batches of ``paths`` paths (see :meth:`search`)."""

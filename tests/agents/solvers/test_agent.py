@@ -16,6 +16,7 @@ from ggpkit.agents.solvers import SolverAgent, SolverError
 from ggpkit.agents.solvers.agent import solver_for
 from ggpkit.agents.solvers.generic import GenericSolver
 from ggpkit.games.breakthrough.game import position
+from ggpkit.search.contract import SimultaneousMovesError
 
 from ..toy_games import Pennies, TicTacToe
 
@@ -116,7 +117,7 @@ def test_generic_agent_never_loses_tictactoe() -> None:
 
 def test_unsolvable_games_raise_a_clear_error() -> None:
     game = Pennies(rounds=2)
-    with pytest.raises(SolverError, match="simultaneous"):
+    with pytest.raises(SimultaneousMovesError, match="simultaneous"):
         SolverAgent().select(game, game.initial_state(), game.roles[0], NO_LIMIT)
     checkers = ggpkit.load("pawn-checkers")
     with pytest.raises(SolverError, match="too big"):

@@ -8,14 +8,10 @@ from pathlib import Path
 import pytest
 
 import ggpkit
-from ggpkit.agents.solvers.generic import (
-    CycleError,
-    GenericSolver,
-    NodeLimitError,
-    SimultaneousMovesError,
-)
+from ggpkit.agents.solvers.generic import CycleError, GenericSolver, NodeLimitError
 from ggpkit.games.api import Dynamics, Game, GameInfo, Utility
 from ggpkit.gdl.terms import Term, const
+from ggpkit.search.contract import SimultaneousMovesError
 
 from ..toy_games import Combination, Nim, Pennies, TicTacToe
 

@@ -1,0 +1,108 @@
+"""What the web app's routes share: the store, the sessions, uploaded games, board layouts.
+
+The app makes one :class:`AppState` when it starts and keeps it on ``app.state``; a
+route asks for it with the :data:`State` dependency, so the routers of
+:mod:`ggpkit.web.routes` hold no state of their own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import threading
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import Depends, Request
+
+from ggpkit.games.api import Game
+from ggpkit.games.capabilities import Solver
+from ggpkit.store.sqlite import MatchStore
+from ggpkit.web.kif_jobs import LoadJobs
+from ggpkit.web.sessions import AgentFactory, ForbiddenError, Session, SessionError, SessionManager
+from ggpkit.web.views import Boards
+
+TOKEN_HEADER = "X-Session-Token"
+"""The header that carries a session's token on every request that changes the session."""
+
+
+class AppState:
+    """Everything the routes share: the store, the sessions, uploaded games, layouts."""
+
+    def __init__(self, db_path: Path, games_dir: Path | None, make_agent: AgentFactory) -> None:
+        self.store = MatchStore(db_path)
+        self.sessions = SessionManager(self.store, make_agent)
+        self.uploaded: dict[str, tuple[str, str, Game[Any] | None]] = {}  # kif_id -> rules
+        self._uploaded_lock = threading.Lock()
+        self.boards = Boards()
+        self.loads = LoadJobs(self.loaded)
+        self.games_dir = games_dir
+
+        self._hinters: dict[str, tuple[Solver, threading.Lock]] = {}
+        self._hinters_lock = threading.Lock()
+        self._token_key = self.store.secret("web-session-tokens")
+
+    def add_upload(self, name: str, text: str, game: Game[Any] | None = None) -> str:
+        """Keep uploaded rules (already checked and loaded once) and their game; a new kif id."""
+        with self._uploaded_lock:
+            kif_id = f"kif-{secrets.token_hex(6)}"
+            self.uploaded[kif_id] = (name, text, game)
+        return kif_id
+
+    def loaded(self, name: str, text: str, game: Game[Any]) -> dict[str, Any]:
+        """Keep a loaded game with its board (inferred now, not at the first move); its kif id."""
+        self.boards.of(game)
+        kif_id = self.add_upload(name, text, game)
+        return {"kif_id": kif_id, "name": game.name, "roles": list(game.roles),
+                "reasoner": game.info.reasoner, "notes": list(game.info.notes)}  # fmt: skip
+
+    def token(self, session_id: str) -> str:
+        """The session's token: given to its creator only, required to change the session.
+
+        A signature of the id with the store's key, so it survives restarts and needs
+        no table of its own.
+        """
+        return hmac.new(self._token_key, session_id.encode(), hashlib.sha256).hexdigest()[:32]
+
+    def authorised(self, session_id: str, request: Request) -> Session:
+        """The session, if ``request`` carries its token; ForbiddenError otherwise."""
+        session = self.sessions.get(session_id)
+        given = request.headers.get(TOKEN_HEADER, "")
+        if not hmac.compare_digest(given.encode(), self.token(session.id).encode()):
+            raise ForbiddenError(
+                f"this session can only be changed by the browser that started it "
+                f"(missing or wrong {TOKEN_HEADER})"
+            )
+        return session
+
+    def hint(self, session: Session) -> dict[str, Any]:
+        """The hint solver's best move for the person to move and the score it reaches.
+
+        One solver per game for the whole server (its memo of solved positions is kept
+        between hints), used by one request at a time.
+        """
+        declared = session.game.info.capabilities.hint
+        if declared is None:
+            raise SessionError(f"{session.game.name} offers no hints")
+        movers = session.humans_to_move() or session.whose_turn()
+        if not movers:
+            raise SessionError("the game is over: there is no move to hint")
+        with self._hinters_lock:
+            if session.record.game_name not in self._hinters:
+                self._hinters[session.record.game_name] = (declared(), threading.Lock())
+            solver, lock = self._hinters[session.record.game_name]
+        with lock:
+            solution = solver.solve(session.game, session.state, movers[0])
+        move = solution.move
+        return {"move": None if move is None else str(move), "score": solution.goals[movers[0]]}
+
+
+async def app_state(request: Request) -> AppState:
+    """The state of the app that serves ``request`` (made when the app started)."""
+    state: AppState = request.app.state.ggpkit
+    return state
+
+
+State = Annotated[AppState, Depends(app_state)]
+"""A route's parameter of this type receives the app's :class:`AppState`."""
