@@ -1,10 +1,12 @@
 """Make ``ggpkit/tools/skill_positions.json``: positions of public games with their good moves.
 
-Positions come from seeded random playouts of small public games (read from the games
-folder, ``$GGPKIT_GAMES_DIR`` or ``../shared/ggp-games``), stopped at a random depth where
-exactly one role has a choice. An exact solver (the game's own, else the generic one)
-values every move there; the position is kept only when some moves are good (keep the
-role's exact value) and some are not, so a random mover does not score by luck alone.
+Positions come from seeded random playouts of small public games (read from ``--games-dir``,
+else from the game library: ``ggpkit games fetch ticTacToe toetictac nim1 nim2 sum15``),
+stopped at a random depth where exactly one role has a choice. An exact solver (the
+game's own, else the generic one) values every move there; the position is kept only
+when some moves are good (keep the role's exact value) and some are not, so a random
+mover does not score by luck alone. Each position keeps the :func:`rules_digest` of its
+game's rules, so that a changed game is noticed rather than scored.
 
     python benchmarks/make_skill_positions.py            # writes the package's data file
     python benchmarks/make_skill_positions.py --check    # solves every stored position again
@@ -13,7 +15,6 @@ role's exact value) and some are not, so a random mover does not score by luck a
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import random
 import sys
@@ -22,14 +23,15 @@ from pathlib import Path
 from typing import Any
 
 from ggpkit.games.api import Game
+from ggpkit.games.library import find_game
 from ggpkit.games.registry import load_kif
-from ggpkit.tools.corpus import default_games_dir
 from ggpkit.tools.skilltest import (
     POSITIONS_FILE,
     check_position,
     good_moves,
     load_positions,
     open_game,
+    rules_digest,
 )
 
 GAMES = {"ticTacToe.kif": 16, "toetictac.kif": 12, "nim1.kif": 10, "nim2.kif": 10, "sum15.kif": 12}
@@ -53,8 +55,20 @@ def candidates(game: Game[Any], rng: random.Random) -> tuple[list[list[str]], Ha
     return None
 
 
-def positions_of(file: str, count: int, folder: Path, seed: int) -> list[dict[str, Any]]:
-    data = (folder / file).read_bytes()
+def rules_file(file: str, folder: Path | None) -> Path:
+    """``file`` of ``folder``, else the library's game of that name (exits when missing)."""
+    if folder is not None:
+        path: Path | None = folder / file
+    else:
+        found = find_game(Path(file).stem)
+        path = found.path if found is not None else None
+    if path is None or not path.is_file():
+        sys.exit(f"{file}: not found; ggpkit games fetch {Path(file).stem} (or give --games-dir)")
+    return path
+
+
+def positions_of(file: str, count: int, folder: Path | None, seed: int) -> list[dict[str, Any]]:
+    data = rules_file(file, folder).read_bytes()
     game = load_kif(data.decode("utf-8"), Path(file).stem)
     rng = random.Random(f"{seed}:{file}")
     seen: set[frozenset[Any]] = set()
@@ -74,7 +88,7 @@ def positions_of(file: str, count: int, folder: Path, seed: int) -> list[dict[st
             {
                 "id": f"{Path(file).stem}-{len(out) + 1:02d}",
                 "game": file,
-                "sha256": hashlib.sha256(data).hexdigest(),
+                "sha256": rules_digest(data),
                 "moves": moves,
                 "role": role,
                 "good": sorted(good),
@@ -96,7 +110,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--games-dir", type=Path, default=default_games_dir())
+    parser.add_argument(
+        "--games-dir",
+        type=Path,
+        default=None,
+        help="folder of the public games' .kif files (default: the game library)",
+    )
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--check", action="store_true", help="solve every stored position again")
     args = parser.parse_args()

@@ -3,9 +3,11 @@
 4 players x 4 games x 10 matches per pairing (240 matches). The run is killed once
 about half its matches are stored; ``resume`` then plays the rest. The store must then
 hold exactly one completed match per slot: the counts are printed side by side.
-The database is kept (its path is printed) for ``ggpkit web --db`` to show.
+The database is kept (its path is printed) for ``ggpkit web --db`` to show. The two
+public games are read from ``--games-dir``, else from the game library (``ggpkit games
+fetch ticTacToe nim1``).
 
-    python benchmarks/tournament_kill_resume.py [--db PATH] [--kill-at 0.5]
+    python benchmarks/tournament_kill_resume.py [--db PATH] [--kill-at 0.5] [--games-dir DIR]
 """
 
 from __future__ import annotations
@@ -20,11 +22,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from ggpkit.tools.corpus import default_games_dir
+from ggpkit.games.library import find_game
 
+PUBLIC = ("ticTacToe", "nim1")
 CONFIG = """\
 name = "kill -9 and resume"
-games = ["breakthrough-holes", "pawn-checkers", "{games}/ticTacToe.kif", "{games}/nim1.kif"]
+games = ["breakthrough-holes", "pawn-checkers", "{ticTacToe}", "{nim1}"]
 schedule = "round-robin"
 matches_per_pairing = 10
 startclock = 2
@@ -52,15 +55,36 @@ def counts(db: Path) -> tuple[int, ...]:
         return (0, 0, 0, 0, 0)
 
 
+def public_files(games_dir: Path | None) -> dict[str, str]:
+    """The rules file of each public game, from ``games_dir`` or else the game library."""
+    files = {}
+    for name in PUBLIC:
+        if games_dir is not None:
+            path: Path | None = games_dir / f"{name}.kif"
+        else:
+            found = find_game(name)
+            path = found.path if found is not None else None
+        if path is None or not path.is_file():
+            sys.exit(f"{name}: not found; ggpkit games fetch {name} (or give --games-dir)")
+        files[name] = str(path.resolve())
+    return files
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--db", type=Path, default=Path(tempfile.mkdtemp()) / "kill.sqlite3")
     parser.add_argument("--kill-at", type=float, default=0.5, help="share of matches stored")
+    parser.add_argument(
+        "--games-dir",
+        type=Path,
+        default=None,
+        help="folder of ticTacToe.kif and nim1.kif (default: the game library)",
+    )
     args = parser.parse_args()
     config = args.db.parent / "kill.toml"
-    config.write_text(CONFIG.format(games=default_games_dir().resolve()))
+    config.write_text(CONFIG.format(**public_files(args.games_dir)))
     base = [sys.executable, "-m", "ggpkit", "tournament"]
     run = subprocess.Popen(
         [*base, "run", str(config), "--db", str(args.db)],

@@ -26,9 +26,9 @@ from typing import Any
 
 from ggpkit.agents.base import Limit
 from ggpkit.games.api import Game
+from ggpkit.games.library import find_game
 from ggpkit.games.registry import load
 from ggpkit.match.arena import play_match, run_arena
-from ggpkit.tools.corpus import default_games_dir
 from ggpkit.tournament.config import TournamentConfig, config_from_options
 from ggpkit.tournament.games import resolve_games
 
@@ -45,9 +45,15 @@ def game_of(source: str) -> Game[Any]:
     return _GAMES[source]
 
 
-def sources() -> list[str]:
-    tic = default_games_dir() / "ticTacToe.kif"
-    return ["breakthrough-holes", *([str(tic)] if tic.is_file() else [])]
+def sources(games_dir: Path | None) -> list[str]:
+    """breakthrough-holes, and ticTacToe.kif from ``games_dir`` or else the game library
+    (``ggpkit games fetch ticTacToe``) where it is there."""
+    if games_dir is not None:
+        tic: Path | None = games_dir / "ticTacToe.kif"
+    else:
+        found = find_game("ticTacToe")
+        tic = found.path if found is not None else None
+    return ["breakthrough-holes", *([str(tic)] if tic is not None and tic.is_file() else [])]
 
 
 def serial(games: list[str], sample: int) -> tuple[float, float]:
@@ -122,8 +128,14 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=1000)
     parser.add_argument("--cpus", type=int, default=2)
     parser.add_argument("--serial-sample", type=int, default=100)
+    parser.add_argument(
+        "--games-dir",
+        type=Path,
+        default=None,
+        help="folder holding ticTacToe.kif (default: the game library)",
+    )
     args = parser.parse_args()
-    games = sources()
+    games = sources(args.games_dir)
     n, cpus = args.matches - args.matches % len(games), args.cpus
     bare, median_bare = serial(games, args.serial_sample)
     print(f"games {', '.join(Path(g).name for g in games)}; {n} matches; {cpus} cores")

@@ -1,4 +1,4 @@
-"""Suite-wide settings: no test writes to the user's real match database."""
+"""Suite-wide settings: no test writes to the user's real match database or data folder."""
 
 from __future__ import annotations
 
@@ -8,10 +8,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# No per-example deadline: a deadline is a timing assertion, and CI's two cores are shared.
+settings.register_profile("ggpkit", deadline=None)
+settings.load_profile("ggpkit")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     os.environ["GGPKIT_DB"] = os.path.join(tempfile.mkdtemp(prefix="ggpkit-tests-"), "m.sqlite3")
+    os.environ["GGPKIT_DATA_DIR"] = tempfile.mkdtemp(prefix="ggpkit-tests-data-")
 
 
 def _live_children() -> set[int]:

@@ -57,6 +57,9 @@ class _Kind:
     settings: type[SearchOptions] | None = None
     """The options object the agent takes as ``options``, made of the spec's options
     other than its limits (None: they are the agent's keyword arguments)."""
+    agent_class: type[Agent] | None = None
+    """The class itself, for agents registered from Python (a class in a notebook or a
+    script has no module path to import it by)."""
 
 
 def _settings_kind(
@@ -86,6 +89,30 @@ AGENTS: dict[str, _Kind] = {
     "human": _Kind("ggpkit.agents.human:HumanAgent", {}, "asks a person at the terminal"),
 }
 """Every agent name a spec may use, with its accepted options."""
+
+
+def register_agent(name: str, agent: type[Agent], help: str = "") -> None:
+    """Make ``name`` a spec for an agent class of your own, everywhere specs are read in
+    this process (the arena, matches, tournaments run from Python).
+
+    Where the class's constructor takes a ``limit``, its spec takes the limits ``time``,
+    ``playouts`` and ``depth``; it gets a ``seed`` where it takes one. A name already used
+    by another agent is refused, so that ``mcts`` always means ggpkit's MCTS.
+    """
+    if not (isinstance(agent, type) and issubclass(agent, Agent)):
+        raise SpecError(name, f"{agent!r} is not an Agent class")
+    if not name or ":" in name or "," in name or "=" in name:
+        raise SpecError(name, "an agent name is a word without ':', ',' or '='")
+    if name in AGENTS and AGENTS[name].target != _target_of(agent):
+        raise SpecError(name, f"the name {name!r} is taken")
+    takes_limit = "limit" in inspect.signature(agent).parameters
+    options = {k: parse for k, (parse, _) in LIMITS.items()} if takes_limit else {}
+    summary = help or (agent.__doc__ or name).strip()
+    AGENTS[name] = _Kind(_target_of(agent), options, summary, agent_class=agent)
+
+
+def _target_of(agent: type[Agent]) -> str:
+    return f"{agent.__module__}:{agent.__qualname__}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +163,9 @@ def parse_spec(spec: str) -> AgentSpec:
 
 
 def _load_class(spec: AgentSpec) -> type[Agent]:
+    registered = AGENTS[spec.name].agent_class
+    if registered is not None:
+        return registered
     module_name, class_name = AGENTS[spec.name].target.split(":")
     try:
         module = importlib.import_module(module_name)

@@ -42,11 +42,12 @@ def _load_commands() -> None:
 
 def _user_errors() -> tuple[type[Exception], ...]:
     """The errors a user causes, each ended as one line: a game, rules or move that do
-    not fit, an agent or solver that cannot play the
+    not fit, a game library that cannot be read, an agent or solver that cannot play the
     game asked for, a bad arena run or record, a person quitting. Imported when an error
     ends a command, not at start-up."""
     from ggpkit.agents.base import AgentError, QuitGame
     from ggpkit.games.api import GameError
+    from ggpkit.games.library.errors import LibraryError
     from ggpkit.gdl.kif import GdlSyntaxError
     from ggpkit.match.arena import ArenaError
     from ggpkit.match.replay import ReplayError
@@ -54,6 +55,7 @@ def _user_errors() -> tuple[type[Exception], ...]:
 
     return (
         GameError,
+        LibraryError,
         GdlSyntaxError,
         AgentError,
         SimultaneousMovesError,

@@ -21,8 +21,8 @@ def corpus_command(
     folder: Annotated[
         Path | None,
         typer.Argument(
-            help="Folder of .kif games (default: $GGPKIT_GAMES_DIR, else ../shared/ggp-games "
-            "relative to the current directory)."
+            help="Folder of .kif games (default: the GDL games of the game library: "
+            "those fetched, the folders added and $GGPKIT_GAMES_DIR; see ggpkit games)."
         ),
     ] = None,
     timeout: Annotated[
@@ -52,7 +52,8 @@ def corpus_command(
     ] = 20,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
 ) -> None:
-    """Play N random matches of every .kif game in a folder, each in its own process.
+    """Play N random matches of every .kif game in a folder (or the library), each in its own
+    process.
 
     Every game ends as played (terminal reached, one goal value per role in every
     match) or rejected with a reason: syntax error, GDL-II, check error, reasoner
@@ -60,38 +61,53 @@ def corpus_command(
     rejected games, the counts, the slowest games (load, check and compile time
     apart from play) and the time per game.
     """
-    from ggpkit.tools.corpus import default_games_dir
-
-    where = folder if folder is not None else default_games_dir()
-    paths = _game_paths(where, only, reasoner)
-    results = _run_with_progress(paths, matches, timeout, seed, reasoner)
+    paths, names, where = _game_paths(folder, only, reasoner)
+    results = _run_with_progress(paths, names, matches, timeout, seed, reasoner)
     if as_json:
         _print_json(results, where, matches, timeout, reasoner)
     else:
         _print_tables(results, matches, slowest)
 
 
-def _game_paths(where: Path, only: str | None, reasoner: str) -> list[Path]:
-    """The .kif files to run, checked before any starts: a bad option fails at once."""
+def _game_paths(
+    folder: Path | None, only: str | None, reasoner: str
+) -> tuple[list[Path], dict[Path, str], str]:
+    """The .kif files to run, their names, and where they are from (the folder, or
+    ``library``); checked before any starts: a bad option fails at once."""
     from ggpkit.games.api import GameError
     from ggpkit.games.gdl.game import REASONERS
-    from ggpkit.tools.corpus import game_files
+    from ggpkit.tools.corpus import game_files, library_game_files
 
     if reasoner not in REASONERS:
         raise GameError(f"unknown reasoner {reasoner!r}; use one of {', '.join(REASONERS)}")
-    if not where.is_dir():
-        raise GameError(f"no games folder at {where} (give DIR or set GGPKIT_GAMES_DIR)")
-    paths = game_files(where)
+    if folder is None:
+        by_name = library_game_files()
+        where = "library"
+    elif not folder.is_dir():
+        raise GameError(f"no games folder at {folder}")
+    else:
+        by_name = {p.stem: p for p in game_files(folder)}
+        where = str(folder)
     if only:
         wanted = {n.strip() for n in only.split(",") if n.strip()}
-        paths = [p for p in paths if p.stem in wanted]
-    if not paths:
-        raise GameError(f"no .kif games in {where}")
-    return paths
+        by_name = {n: p for n, p in by_name.items() if n in wanted}
+    if not by_name:
+        if folder is not None:
+            raise GameError(f"no .kif games in {folder}")
+        raise GameError(
+            "no GDL games in the game library: ggpkit games fetch NAME... (or --all) fetches "
+            "some, ggpkit games add DIR adds a folder of them; or give DIR"
+        )
+    return list(by_name.values()), {p: n for n, p in by_name.items()}, where
 
 
 def _run_with_progress(
-    paths: list[Path], matches: int, timeout: float, seed: int, reasoner: str
+    paths: list[Path],
+    names: dict[Path, str],
+    matches: int,
+    timeout: float,
+    seed: int,
+    reasoner: str,
 ) -> list[GameResult]:
     """Every game run, with a progress bar on stderr naming the last game done."""
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
@@ -109,18 +125,18 @@ def _run_with_progress(
         def advance(result: GameResult) -> None:
             progress.update(task, advance=1, description=f"{result.name}: {result.status}")
 
-        return run_corpus(paths, matches, timeout, seed, reasoner, on_result=advance)
+        return run_corpus(paths, matches, timeout, seed, reasoner, on_result=advance, names=names)
 
 
 def _print_json(
-    results: list[GameResult], where: Path, matches: int, timeout: float, reasoner: str
+    results: list[GameResult], where: str, matches: int, timeout: float, reasoner: str
 ) -> None:
     import json
 
     from ggpkit.tools.corpus import summary
 
     data = {
-        "folder": str(where),
+        "folder": where,
         "matches": matches,
         "timeout": timeout,
         "reasoner": reasoner,

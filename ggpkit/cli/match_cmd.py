@@ -24,18 +24,24 @@ if TYPE_CHECKING:
 
 
 def rules_text(game: str) -> str:
-    """The GDL text sent to remote players: the .kif file, or the registered game's twin."""
+    """The GDL text sent to remote players: the .kif file, the registered game's twin, or
+    the library game's rules ("" when there are none: a registered game without a twin)."""
     from ggpkit.games.api import GameError
-    from ggpkit.games.registry import rules_path
+    from ggpkit.games.library import find_game
+    from ggpkit.games.registry import games, rules_path
+    from ggpkit.gdl.kif import read_kif_file
     from ggpkit.match.protocol import strip_comments
 
     path = Path(game)
     if path.suffix in (".kif", ".gdl") or "/" in game:
         return strip_comments(path.read_text(encoding="utf-8"))
-    try:
-        return strip_comments(rules_path(game).read_text(encoding="utf-8"))
-    except (GameError, OSError):
-        return ""
+    if game in games():
+        try:
+            return strip_comments(rules_path(game).read_text(encoding="utf-8"))
+        except (GameError, OSError):
+            return ""
+    found = find_game(game)  # as load(game) found it: the library comes after the registry
+    return strip_comments(read_kif_file(found.path)) if found is not None else ""
 
 
 def parse_roles(game: Game[Any], specs: list[str]) -> list[str]:
@@ -91,7 +97,9 @@ class BoardDisplay:
 
 @app.command("match")
 def match_command(
-    game_name: Annotated[str, typer.Argument(metavar="GAME", help="Registered name or .kif path.")],
+    game_name: Annotated[
+        str, typer.Argument(metavar="GAME", help="Registered or library game name, or .kif path.")
+    ],
     role: Annotated[
         list[str], typer.Option("--role", help="ROLE=SPEC: agent spec, human, or player URL.")
     ],

@@ -13,7 +13,7 @@ from ggpkit.cli.common import status_line
 
 @app.command("perft")
 def perft_command(
-    game: Annotated[str, typer.Argument(help="A registered game name or a .kif path.")],
+    game: Annotated[str, typer.Argument(help="A registered or library game name, or a .kif path.")],
     depth: Annotated[int, typer.Argument(min=0, help="Largest depth to count.")],
     engine: Annotated[
         str, typer.Option(help="Engine of a registered game: native or gdl.")

@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
 
 def load_game(name_or_path: str, engine: str = "native") -> Game[Any]:
-    """A registered game or a ``.kif`` file, with one-line errors for what users get wrong.
+    """A registered or library game, or a ``.kif`` file, with one-line errors for what users
+    get wrong.
 
     A file that cannot be read raises its OSError, which ``main`` prints as
     ``path: no such file`` like every command that takes a path.
@@ -134,7 +135,8 @@ def play_command(
     game: Annotated[
         str,
         typer.Argument(
-            metavar="GAME", help="A registered game name (see `ggpkit games`), or a .kif file."
+            metavar="GAME",
+            help="A registered or library game's name (see `ggpkit games`), or a .kif file.",
         ),
     ],
     role: Annotated[

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     help="Score an agent on positions of public games (tic-tac-toe, nim, sum15, ...) "
     "where an exact solver found which moves keep the player's value. A point for each "
     "position where the agent plays one of them; the score is the share of points. "
-    "Public games are read from --games-dir; positions of missing games are skipped.",
+    "Public games are read from --games-dir, else from the game library (ggpkit games "
+    "fetch ticTacToe nim1 nim2 sum15 toetictac); positions of missing games are skipped.",
 )
 def skilltest_command(
     spec: Annotated[str, typer.Argument(help="Agent spec, e.g. mcts:time=1 or random.")],
@@ -27,7 +28,7 @@ def skilltest_command(
     seed: Annotated[int, typer.Option(help="Seed of the agents.")] = 0,
     games_dir: Annotated[
         Path | None,
-        typer.Option(help="Public games folder (default: $GGPKIT_GAMES_DIR, ../shared/ggp-games)."),
+        typer.Option(help="Folder of the public games (default: the game library)."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
@@ -35,26 +36,25 @@ def skilltest_command(
     import json
 
     from ggpkit.agents.specs import SpecError, make_agent
-    from ggpkit.tools.corpus import default_games_dir
     from ggpkit.tools.skilltest import answer, load_positions, open_game
 
     try:
         make_agent(spec)
     except SpecError as e:
         raise fail(str(e)) from None
-    folder = games_dir or default_games_dir()
+    where = str(games_dir) if games_dir is not None else "the game library"
     answers, skipped = [], []
     loaded: dict[str, Game[Any] | None] = {}
     for position in load_positions():
         if position.game not in loaded:
-            loaded[position.game] = open_game(position, folder)
+            loaded[position.game] = open_game(position, games_dir)
         game = loaded[position.game]
         if game is None:
             skipped.append(position)
             continue
         answers.append(answer(position, game, spec, time, seed))
     if not answers:
-        raise fail(f"no position could be played: their public games are not in {folder}")
+        raise fail(f"no position could be played: their public games are not in {where}")
     rows = _per_game([(a.position.game, a.good) for a in answers])
     total = sum(a.good for a in answers)
     if as_json:
@@ -76,7 +76,7 @@ def skilltest_command(
     )
     if skipped:
         typer.echo(
-            f"{plural(len(skipped), 'position')} skipped: their games are not in {folder}", err=True
+            f"{plural(len(skipped), 'position')} skipped: their games are not in {where}", err=True
         )
 
 

@@ -184,7 +184,7 @@ def _build_table(game: Game[Any]) -> None:
 
 @app.command("solve")
 def solve_command(
-    game: Annotated[str, typer.Argument(help="A registered game name or a .kif path.")],
+    game: Annotated[str, typer.Argument(help="A registered or library game name, or a .kif path.")],
     engine: Annotated[
         str, typer.Option(help="Engine of a registered game: native or gdl.")
     ] = "native",

@@ -24,7 +24,8 @@ def web_command(
     games_dir: Annotated[
         Path | None,
         typer.Option(
-            help="Folder of .kif files offered on the GDL page (default ../shared/ggp-games)."
+            help="Folder of .kif files offered on the GDL page (default: the game library, "
+            "see ggpkit games)."
         ),
     ] = None,
     allow_host: Annotated[

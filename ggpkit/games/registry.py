@@ -164,14 +164,17 @@ def _gdl_module() -> Any:
 
 
 def load(name_or_path: str, engine: str = "native") -> Game[Any]:
-    """A game by registered name or ``.kif`` path.
+    """A game by registered name, by the name of a game of the library, or by ``.kif`` path.
 
     ``engine`` is ``"native"`` (the default, where a native engine exists) or
-    ``"gdl"`` (the GDL engine, always used for ``.kif`` files).
+    ``"gdl"`` (the GDL engine, always used for ``.kif`` files and library games). A
+    registered name wins over a library game of the same name.
     """
     if name_or_path.endswith(".kif") or name_or_path.endswith(".gdl") or "/" in name_or_path:
         loaded: Game[Any] = _gdl_module().load_kif_file(Path(name_or_path))
         return loaded
+    if name_or_path not in _REGISTRY and engine in ("native", "gdl"):
+        return _library_game(name_or_path)
     if engine == "native":
         return _native(name_or_path)
     if engine == "gdl":
@@ -183,10 +186,30 @@ def load(name_or_path: str, engine: str = "native") -> Game[Any]:
     raise GameError(f"unknown engine {engine!r}; use 'native' or 'gdl'")
 
 
+def _library_game(name: str) -> Game[Any]:
+    """A game of the library (``games/library``: fetched from a repository, or in a folder
+    of games) on the GDL engine; UnknownGameError, saying how to fetch it, when the
+    library has none of that name."""
+    from ggpkit.games.library import find_game
+
+    found = find_game(name)
+    if found is None:
+        known = ", ".join(sorted(_REGISTRY))
+        raise UnknownGameError(
+            f"unknown game {name!r}: neither registered ({known}) nor in the game library; "
+            f"ggpkit games fetch {name} fetches it from the ggp.org repository "
+            "(or give a .kif path)"
+        )
+    game: Game[Any] = _gdl_module().load_kif_file(found.path)
+    game.name = name
+    game.description = found.description()
+    return game
+
+
 def load_kif(
     text: str, name: str = "<string>", timeout: float | None = None, keep_compiling: float = 0.0
 ) -> Game[Any]:
-    """A game from GDL text; ``timeout`` bounds the propnet's compilation (then the prover).
+    """A game from GDL text; ``timeout`` bounds the propnet's compilation (then the join code).
 
     ``keep_compiling``: see :func:`ggpkit.games.gdl.game.load_kif_text`.
     """

@@ -7,8 +7,9 @@ state within the step limit, reasoner error, or crash. Each game runs in its own
 child process with a hard time limit, so a game that hangs, recurses without end
 or exhausts memory cannot stop the run or take the caller down.
 
-The default folder is ``$GGPKIT_GAMES_DIR`` or ``../shared/ggp-games`` relative to
-the current directory (where the public games sit next to a ggpkit checkout).
+Without a folder, ``ggpkit corpus`` runs the GDL games of the game library
+(:mod:`ggpkit.games.library`: the games fetched from repositories, the folders added
+to it and ``$GGPKIT_GAMES_DIR``), each under its library name.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ import random
 import time
 import traceback
 from collections import Counter
-from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass, replace
 from functools import partial
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -80,15 +81,16 @@ class GameResult:
         return asdict(self)
 
 
-def default_games_dir() -> Path:
-    """``$GGPKIT_GAMES_DIR``, else ``../shared/ggp-games`` relative to the current directory."""
-    env = os.environ.get("GGPKIT_GAMES_DIR")
-    return Path(env) if env else Path.cwd() / ".." / "shared" / "ggp-games"
-
-
 def game_files(folder: Path) -> list[Path]:
     """The ``.kif`` files of a folder, sorted by name."""
     return sorted(p for p in folder.iterdir() if p.suffix == ".kif" and p.is_file())
+
+
+def library_game_files() -> dict[str, Path]:
+    """The rules file of every GDL game of the game library, by name (sorted)."""
+    from ggpkit.games.library import game_files as library_files
+
+    return dict(sorted(library_files().items()))
 
 
 class _Rejected(Exception):
@@ -163,36 +165,42 @@ def _step(call: Callable[[], Any], reason: str) -> Any:
 
 
 def _child(
-    conn: Connection, path: str, matches: int, seed: int, reasoner: str, parent: int
+    conn: Connection, path: str, name: str, matches: int, seed: int, reasoner: str, parent: int
 ) -> None:
     die_with_parent(parent)
     try:
-        result = play_game(Path(path), matches, seed, reasoner)
+        result = replace(play_game(Path(path), matches, seed, reasoner), name=name)
     except RecursionError:
-        result = _crash(path, "recursion too deep", reasoner)
+        result = _crash(path, name, "recursion too deep", reasoner)
     except MemoryError:
-        result = _crash(path, "out of memory", reasoner)
+        result = _crash(path, name, "out of memory", reasoner)
     except Exception as e:  # any engine bug must end as a "crash" row, not a dead run
         last = traceback.extract_tb(e.__traceback__)[-1]
         where = f"{Path(last.filename).name}:{last.lineno}"
-        result = _crash(path, f"{type(e).__name__}: {e} (at {where})", reasoner)
+        result = _crash(path, name, f"{type(e).__name__}: {e} (at {where})", reasoner)
     conn.send(result)
     conn.close()
 
 
-def _crash(path: str, detail: str, reasoner: str) -> GameResult:
-    return GameResult(Path(path).stem, path, REJECTED, "crash", detail, 0, 0, 0.0, reasoner)
+def _crash(path: str, name: str, detail: str, reasoner: str) -> GameResult:
+    return GameResult(name, path, REJECTED, "crash", detail, 0, 0, 0.0, reasoner)
 
 
 def run_isolated(
-    path: Path, matches: int, seed: int, timeout: float, reasoner: str = "prover"
+    path: Path,
+    matches: int,
+    seed: int,
+    timeout: float,
+    reasoner: str = "prover",
+    name: str | None = None,
 ) -> GameResult:
     """:func:`play_game` in a child process killed after ``timeout`` seconds."""
+    name = name or path.stem
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     ctx: Any = multiprocessing.get_context(method)
     receive, send = ctx.Pipe(duplex=False)
     start = time.perf_counter()
-    args = (send, str(path), matches, seed, reasoner, os.getpid())
+    args = (send, str(path), name, matches, seed, reasoner, os.getpid())
     proc = ctx.Process(target=_child, args=args, daemon=True)
     proc.start()
     send.close()
@@ -211,11 +219,11 @@ def run_isolated(
     if result is None:
         if elapsed >= timeout:
             return GameResult(
-                path.stem, str(path), REJECTED, "timeout",
+                name, str(path), REJECTED, "timeout",
                 f"not finished within {timeout:g} s", 0, 0, elapsed, reasoner,
             )  # fmt: skip
         return GameResult(
-            path.stem, str(path), REJECTED, "crash",
+            name, str(path), REJECTED, "crash",
             f"the game process died (exit code {proc.exitcode})", 0, 0, elapsed, reasoner,
         )  # fmt: skip
     return result
@@ -228,11 +236,14 @@ def run_corpus(
     seed: int = 0,
     reasoner: str = "prover",
     on_result: Callable[[GameResult], None] | None = None,
+    names: Mapping[Path, str] | None = None,
 ) -> list[GameResult]:
-    """Run every game in its own process, one after the other; results in input order."""
+    """Run every game in its own process, one after the other; results in input order.
+    ``names`` gives a game a name other than its file's stem (a library game's key)."""
     results = []
     for path in paths:
-        result = run_isolated(path, matches, seed, timeout, reasoner)
+        name = names.get(path) if names is not None else None
+        result = run_isolated(path, matches, seed, timeout, reasoner, name)
         results.append(result)
         if on_result is not None:
             on_result(result)

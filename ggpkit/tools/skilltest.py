@@ -7,10 +7,12 @@ agent scores a point for each position where its move is one of them. The positi
 live in ``skill_positions.json`` (made by ``benchmarks/make_skill_positions.py`` with
 :func:`good_moves`, which the tests run again on a sample).
 
-A position names its game as a registered game or as a public ``.kif`` file (with the
-file's SHA-256, so a changed file is noticed rather than scored); public games are read
-from the games folder (``$GGPKIT_GAMES_DIR`` or ``../shared/ggp-games``), and positions
-of games that are not there are reported as skipped.
+A position names its game as a registered game or as a public ``.kif`` file (with a
+SHA-256 of its rules, so a changed game is noticed rather than scored); public games are
+read from a folder given, else from the game library (a fetched ``ticTacToe`` for
+``ticTacToe.kif``), and positions of games that are not there are reported as skipped.
+The hash is taken over the text with its line ends made ``\n`` (:func:`rules_digest`):
+a repository server sends its files so, whatever line ends the file was written with.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from ggpkit.agents.base import Limit
 from ggpkit.agents.solvers.agent import solver_for
 from ggpkit.agents.specs import make_agent
 from ggpkit.games.api import Game, GameError
+from ggpkit.games.library import find_game
 from ggpkit.games.registry import games, load, load_kif
 
 POSITIONS_FILE = "skill_positions.json"
@@ -40,7 +43,7 @@ class Position:
     game: str
     """A registered game's name, or a public game's file name (``ticTacToe.kif``)."""
     sha256: str
-    """Of the public game's file ("" for a registered game)."""
+    """The public game's :func:`rules_digest` ("" for a registered game)."""
     moves: tuple[tuple[str, ...], ...]
     role: str
     good: frozenset[str]
@@ -74,15 +77,28 @@ def load_positions() -> list[Position]:
     ]
 
 
-def open_game(position: Position, games_dir: Path) -> Game[Any] | None:
-    """The position's game; None when its public file is missing or not the one it was made on."""
+def rules_digest(data: bytes) -> str:
+    """The SHA-256 of rules with every line ended by one ``\n``: the same for a file as
+    written (``\r\n``, no final line end) and as a repository server sends it (its
+    lines read one by one and each ended by ``\n``)."""
+    lines = data.splitlines()
+    return hashlib.sha256(b"".join(line + b"\n" for line in lines)).hexdigest()
+
+
+def open_game(position: Position, games_dir: Path | None = None) -> Game[Any] | None:
+    """The position's game; None when its public file is missing (from ``games_dir``, or
+    from the game library when that is None) or is not the one it was made on."""
     if position.game in games():
         return load(position.game)
-    path = games_dir / position.game
-    if not path.is_file():
+    if games_dir is not None:
+        path: Path | None = games_dir / position.game
+    else:
+        found = find_game(Path(position.game).stem)
+        path = found.path if found is not None else None
+    if path is None or not path.is_file():
         return None
     data = path.read_bytes()
-    if hashlib.sha256(data).hexdigest() != position.sha256:
+    if rules_digest(data) != position.sha256:
         return None
     return load_kif(data.decode("utf-8"), path.stem)
 

@@ -1,4 +1,4 @@
-"""The ggpkit web app: a JSON API over the library, and the pages on top of it.
+"""The ggpkit web app: a JSON API over ggpkit, and the pages on top of it.
 
 ``create_app(db_path)`` builds a FastAPI app whose state lives in the SQLite match
 store: play sessions are match records written step by step, so a restart loses
@@ -14,7 +14,7 @@ the status read from :data:`ERROR_STATUS`.
 
 from __future__ import annotations
 
-import os
+import threading
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -36,7 +36,8 @@ from ggpkit.tools.warmup import warm_up
 from ggpkit.web.docs import add_docs
 from ggpkit.web.guards import LOCAL_HOSTS, MAX_BODY_BYTES, RequestGuard
 from ggpkit.web.kif_jobs import TooManyLoads
-from ggpkit.web.kif_upload import KifRejected
+from ggpkit.web.kif_upload import KifRejected, RulesTooLarge
+from ggpkit.web.library import warm_outlines
 from ggpkit.web.routes import ROUTERS
 from ggpkit.web.routes.pages import STATIC_DIR
 from ggpkit.web.sessions import (
@@ -62,6 +63,7 @@ ERROR_STATUS: dict[type[Exception], int] = {
     StaleVersionError: 409,
     TooManyLoads: 429,
     KifRejected: 422,
+    RulesTooLarge: 413,
     StoreError: 404,
     MatchExistsError: 409,
 }
@@ -92,8 +94,12 @@ def create_app(
     games_dir: Path | str | None = None,
     allowed_hosts: Iterable[str] = LOCAL_HOSTS,
 ) -> FastAPI:
-    """The web app over the match store at ``db_path``, answering for ``allowed_hosts``."""
-    gdir = Path(games_dir) if games_dir else _default_games_dir()
+    """The web app over the match store at ``db_path``, answering for ``allowed_hosts``.
+
+    The Play page offers the registered games and the game library's; the GDL page lists
+    the library, or the ``.kif`` files of ``games_dir`` when one is given.
+    """
+    gdir = Path(games_dir) if games_dir else None
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -102,6 +108,7 @@ def create_app(
         for name in games():  # load and compile the games before the first request needs them
             await run_in_threadpool(warm_up, load(name))
         await run_in_threadpool(_restore_sessions, st)
+        threading.Thread(target=warm_outlines, name="ggpkit-library", daemon=True).start()
         yield
         st.store.close()
 
@@ -133,14 +140,6 @@ def _restore_sessions(st: AppState) -> None:
     from ggpkit.web.restore import restore_sessions
 
     restore_sessions(st.store, st.sessions, st.add_upload)
-
-
-def _default_games_dir() -> Path | None:
-    env = os.environ.get("GGPKIT_GAMES_DIR")
-    if env:
-        return Path(env)
-    candidate = Path.cwd().parent / "shared" / "ggp-games"
-    return candidate if candidate.is_dir() else None
 
 
 __all__ = ["ERROR_STATUS", "MAX_IMPORT_BYTES", "TOKEN_HEADER", "create_app", "error_status"]

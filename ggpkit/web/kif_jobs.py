@@ -103,6 +103,15 @@ class LoadJobs:
         threading.Thread(target=self._run, args=(job, text), daemon=True, name=job.id).start()
         return job
 
+    def finished(self, name: str, result: dict[str, Any]) -> LoadJob:
+        """A job that is over before it starts: rules loaded before, whose game is kept."""
+        job = LoadJob(f"load-{secrets.token_hex(6)}", name, stage="ready", result=result)
+        with self._lock:
+            self._jobs[job.id] = job
+            while len(self._jobs) > MAX_JOBS:
+                self._jobs.pop(next(iter(self._jobs)))
+        return job
+
     def get(self, job_id: str) -> LoadJob | None:
         with self._lock:
             return self._jobs.get(job_id)

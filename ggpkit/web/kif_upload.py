@@ -43,6 +43,10 @@ class KifRejected(GgpkitError):
         self.problems = problems or []
 
 
+class RulesTooLarge(KifRejected):
+    """A rules file longer than uploaded rules may be (a public or library game's file)."""
+
+
 def check_kif_text(text: str, name: str) -> list[dict[str, Any]]:
     """Syntax and static-check problems of ``text`` as dicts (line, col, severity, message)."""
     if len(text) > MAX_KIF_CHARS:

@@ -19,7 +19,7 @@ from fastapi import Depends, Request
 from ggpkit.games.api import Game
 from ggpkit.games.capabilities import Solver
 from ggpkit.store.sqlite import MatchStore
-from ggpkit.web.kif_jobs import LoadJobs
+from ggpkit.web.kif_jobs import LoadJob, LoadJobs
 from ggpkit.web.sessions import AgentFactory, ForbiddenError, Session, SessionError, SessionManager
 from ggpkit.web.views import Boards
 
@@ -34,6 +34,7 @@ class AppState:
         self.store = MatchStore(db_path)
         self.sessions = SessionManager(self.store, make_agent)
         self.uploaded: dict[str, tuple[str, str, Game[Any] | None]] = {}  # kif_id -> rules
+        self._loaded: dict[tuple[str, str], dict[str, Any]] = {}  # (name, sha256) -> result
         self._uploaded_lock = threading.Lock()
         self.boards = Boards()
         self.loads = LoadJobs(self.loaded)
@@ -54,8 +55,18 @@ class AppState:
         """Keep a loaded game with its board (inferred now, not at the first move); its kif id."""
         self.boards.of(game)
         kif_id = self.add_upload(name, text, game)
-        return {"kif_id": kif_id, "name": game.name, "roles": list(game.roles),
-                "reasoner": game.info.reasoner, "notes": list(game.info.notes)}  # fmt: skip
+        result = {"kif_id": kif_id, "name": game.name, "roles": list(game.roles),
+                  "reasoner": game.info.reasoner, "notes": list(game.info.notes)}  # fmt: skip
+        with self._uploaded_lock:
+            self._loaded[name, _digest(text)] = result
+        return result
+
+    def kept_load(self, name: str, text: str) -> LoadJob | None:
+        """A finished load of ``text`` under ``name`` if these rules were loaded before (a
+        library game started twice is compiled once); None when they were not."""
+        with self._uploaded_lock:
+            result = self._loaded.get((name, _digest(text)))
+        return self.loads.finished(name, result) if result is not None else None
 
     def token(self, session_id: str) -> str:
         """The session's token: given to its creator only, required to change the session.
@@ -96,6 +107,10 @@ class AppState:
             solution = solver.solve(session.game, session.state, movers[0])
         move = solution.move
         return {"move": None if move is None else str(move), "score": solution.goals[movers[0]]}
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", errors="replace")).hexdigest()
 
 
 async def app_state(request: Request) -> AppState:

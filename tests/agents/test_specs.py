@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from ggpkit.agents import specs
 from ggpkit.agents.alphabeta import AlphaBetaAgent
-from ggpkit.agents.base import Limit
+from ggpkit.agents.base import Agent, Limit
 from ggpkit.agents.mcts.agent import MCTSAgent
 from ggpkit.agents.specs import SpecError, make_agent, parse_spec
 
@@ -87,3 +89,55 @@ def test_every_agent_name_builds_an_agent(name: str) -> None:
     agent = make_agent(name, seed=1)
     assert agent.name == name
     assert name in specs.describe_agents()
+
+
+class FirstMoveAgent(Agent):
+    """Always the first legal move (a class of a user's own)."""
+
+    def __init__(self, limit: Limit | None = None, seed: int | None = None) -> None:
+        self.limit = limit
+        self.seed = seed
+
+    def select(self, game: Any, state: Any, role: str, limit: Limit) -> Any:
+        return game.legal_moves(state, role)[0]
+
+
+def test_a_registered_agent_class_is_a_spec(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(specs, "AGENTS", dict(specs.AGENTS))
+    specs.register_agent("first", FirstMoveAgent)
+    agent = make_agent("first:time=0.5", seed=3)
+    assert type(agent) is FirstMoveAgent
+    assert agent.name == "first:time=0.5"
+    assert agent.limit == Limit(time=0.5)
+    assert agent.seed == 3
+    assert "first" in specs.describe_agents()
+    with pytest.raises(SpecError, match="has no option 'c'"):
+        make_agent("first:c=1")
+
+
+def test_register_agent_refuses_taken_names_and_non_agents(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(specs, "AGENTS", dict(specs.AGENTS))
+    with pytest.raises(SpecError, match="taken"):
+        specs.register_agent("mcts", FirstMoveAgent)
+    with pytest.raises(SpecError, match="not an Agent class"):
+        specs.register_agent("plain", int)  # type: ignore[arg-type]
+    with pytest.raises(SpecError, match="a word without"):
+        specs.register_agent("a:b", FirstMoveAgent)
+    assert "plain" not in specs.AGENTS
+
+
+def test_a_registered_class_without_a_limit_takes_no_options(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(specs, "AGENTS", dict(specs.AGENTS))
+
+    class Plain(Agent):
+        def select(self, game: Any, state: Any, role: str, limit: Limit) -> Any:
+            return game.legal_moves(state, role)[0]
+
+    specs.register_agent("plain", Plain, "first move")
+    assert type(make_agent("plain")) is Plain
+    with pytest.raises(SpecError, match="has no option 'time'"):
+        make_agent("plain:time=1")

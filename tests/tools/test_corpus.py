@@ -168,3 +168,14 @@ def test_a_sample_of_public_games_each_ends_played_or_rejected_with_reason() -> 
         assert by_name["ticTacToe"].status == PLAYED
     if "beatMania" in by_name:  # its role 'random' is an ordinary GDL role
         assert by_name["beatMania"].status == PLAYED
+
+
+def test_a_game_can_be_named_other_than_its_file(tmp_path: Path) -> None:
+    path = tmp_path / "rules.kif"  # a library game whose rulesheet is not named after it
+    path.write_text(GOOD)
+    slow = tmp_path / "slow.kif"
+    slow.write_text(GOOD)
+    (result,) = run_corpus([path], matches=1, timeout=60, names={path: "counter5"})
+    assert (result.name, result.status, result.path) == ("counter5", PLAYED, str(path))
+    timed_out = run_isolated(slow, 1, 0, timeout=0.0, name="slow5")
+    assert (timed_out.name, timed_out.reason) == ("slow5", "timeout")

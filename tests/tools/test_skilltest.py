@@ -3,19 +3,33 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ggpkit.games.api import Game
-from ggpkit.tools.corpus import default_games_dir
-from ggpkit.tools.skilltest import answer, check_position, load_positions, open_game, reach
+from ggpkit.tools.skilltest import (
+    Position,
+    answer,
+    check_position,
+    load_positions,
+    open_game,
+    reach,
+    rules_digest,
+)
 
 POSITIONS = load_positions()
-FOLDER = default_games_dir()
+# The public games the positions were made on: an explicit folder, never the library
+# (which holds whatever this machine's user fetched).
+FOLDER = Path(
+    os.environ.get("GGPKIT_GAMES_DIR")
+    or Path(__file__).resolve().parents[3] / "shared" / "ggp-games"
+)
 needs_games = pytest.mark.skipif(not FOLDER.is_dir(), reason=f"no public games at {FOLDER}")
 
 
@@ -69,8 +83,9 @@ def test_the_solver_agent_plays_only_good_moves_and_random_does_not() -> None:
 
 @needs_games
 def test_the_command_scores_and_reports_per_game() -> None:
+    command = ["skilltest", "random", "--time", "0.05", "--json", "--games-dir", str(FOLDER)]
     result = subprocess.run(
-        [sys.executable, "-m", "ggpkit", "skilltest", "random", "--time", "0.05", "--json"],
+        [sys.executable, "-m", "ggpkit", *command],
         capture_output=True,
         text=True,
         check=True,
@@ -90,6 +105,31 @@ def test_a_missing_games_folder_is_said(tmp_path: Any) -> None:
     )
     assert result.returncode == 2
     assert "no position could be played" in result.stderr
+
+
+def test_the_rules_digest_ignores_how_lines_end() -> None:
+    written = b"(role a)\r\n(init (n 0))"  # as a file may be written
+    served = b"(role a)\n(init (n 0))\n"  # as a repository server sends it
+    assert rules_digest(written) == rules_digest(served) != rules_digest(b"(role b)\n")
+
+
+def test_a_public_game_is_found_in_the_library(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rules = (
+        "(role a)\n(init (n 0))\n(<= (legal a go) (true (n 0)))\n(<= (next (n 1)) (does a go))\n"
+    )
+    rules += "(<= terminal (true (n 1)))\n(goal a 100)\n"
+    (tmp_path / "tiny.kif").write_text(rules)
+    monkeypatch.setenv("GGPKIT_GAMES_DIR", str(tmp_path))
+    position = Position(
+        "tiny-1", "tiny.kif", rules_digest(rules.encode()), (), "a", frozenset(), 100
+    )
+    game = open_game(position)
+    assert game is not None and game.name == "tiny"
+    changed = Position("tiny-2", "tiny.kif", rules_digest(b"other"), (), "a", frozenset(), 100)
+    assert open_game(changed) is None
+    assert open_game(Position("x", "absent.kif", "", (), "a", frozenset(), 0)) is None
 
 
 def _minimax(game: Game[Any], state: Any, memo: dict[Any, dict[str, int]]) -> dict[str, int]:

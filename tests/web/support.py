@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -15,14 +16,22 @@ from match.support import free_port
 
 
 @contextmanager
-def web_server(db: Path, *extra: str) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    """Start ``ggpkit web`` on ``db``; the process and its URL once it answers.
+def web_server(
+    db: Path, *extra: str, env: dict[str, str] | None = None
+) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """Start ``ggpkit web`` on ``db`` (``env`` added to its environment); the process and
+    its URL once it answers.
 
     The process is killed on the way out if the test has not ended it.
     """
     port = free_port()
     cmd = [sys.executable, "-m", "ggpkit", "web", "--port", str(port), "--db", str(db), *extra]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(600):

@@ -11,7 +11,7 @@ from ggpkit.search.contract import SimultaneousMovesError
 from ggpkit.store.sqlite import MatchExistsError, StoreError
 from ggpkit.web.app import ERROR_STATUS, error_status
 from ggpkit.web.kif_jobs import TooManyLoads
-from ggpkit.web.kif_upload import KifRejected
+from ggpkit.web.kif_upload import KifRejected, RulesTooLarge
 from ggpkit.web.sessions import ForbiddenError, NotFoundError, SessionError, StaleVersionError
 
 
@@ -28,6 +28,7 @@ def test_each_error_takes_the_status_of_its_nearest_listed_class() -> None:
         (StaleVersionError("x"), 409),
         (TooManyLoads("x"), 429),
         (KifRejected("x"), 422),
+        (RulesTooLarge("x"), 413),
         (StoreError("x"), 404),
         (MatchExistsError("x"), 409),
     ]

@@ -1,6 +1,6 @@
 """Breakthrough on a 6x6 board with four holes (``breakthrough-holes``) and its capture variant.
 
-Rules: ``../shared/rules.md`` section 3 (seed 003). White (y = 1, 2) moves up,
+Rules: as specified for ggpkit's seed games, section 3 (seed 003). White (y = 1, 2) moves up,
 black (y = 5, 6) moves down, one row forward, straight or diagonally, onto an
 empty cell that is not a hole; white moves first and control alternates. A
 piece on the far row wins, and so does the side whose opponent has control but

@@ -1,6 +1,6 @@
 """Native pawn checkers (``pawn-checkers``) and its barrel variant (``pawn-checkers-barrel``).
 
-The rules are those of ``shared/rules.md`` section 2 and the GDL twins
+The rules are those specified for ggpkit's seed games (section 2) and the GDL twins
 ``games/rules/pawn-checkers.kif`` and ``pawn-checkers-barrel.kif``: an 8x8 board,
 pawns on the squares whose x and y are both odd or both even, black moving up
 and red moving down, one diagonal step or one compulsory single jump per turn,

@@ -1,6 +1,6 @@
 """Peg solitaire on the English 33-hole cross: the native engine of the game ``peg``.
 
-Rules (``../shared/rules.md`` section 1, the twin ``rules/peg.kif``): one role,
+Rules (as specified for ggpkit's seed games, section 1; the twin ``rules/peg.kif``): one role,
 ``jumper``; a peg in every hole but ``d c4``; a move ``(jump R1 C1 R2 C2)`` jumps
 a peg over a neighbouring peg (row or column) into an empty hole, removing the
 jumped peg; the game ends when no jump is left. Goal: one peg left on ``d c4``

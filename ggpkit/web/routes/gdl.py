@@ -1,15 +1,16 @@
 """GDL rules from the page: checked, uploaded (at once or as a background load with
-progress), and the public games of the configured folder."""
+progress), and the public games: the game library, or the folder the server was given."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from ggpkit.web.kif_upload import MAX_KIF_CHARS, check_kif_text, load_checked_kif
+from ggpkit.web.library import public_names, public_text
 from ggpkit.web.sessions import NotFoundError
 from ggpkit.web.state import State
 
@@ -52,21 +53,13 @@ def load_progress(job_id: str, st: State) -> dict[str, Any]:
 
 @router.get("/api/kif/public")
 def public_games(st: State) -> list[str]:
-    """The public GDL games of the configured folder (empty when there is none)."""
-    gdir = st.games_dir
-    if gdir is None or not gdir.is_dir():
-        return []
-    return sorted(p.name for p in gdir.glob("*.kif"))
+    """The public GDL games as file names (``NAME.kif``): every game of the game library,
+    or the ``.kif`` files of the folder given by ``ggpkit web --games-dir``."""
+    return public_names(st.games_dir)
 
 
 @router.get("/api/kif/public/{name}")
 def public_game_text(name: str, st: State) -> dict[str, str]:
-    gdir = st.games_dir
-    if gdir is None or "/" in name or "\\" in name or not name.endswith(".kif"):
-        raise HTTPException(404, f"no public game {name!r}")
-    path = (gdir / name).resolve()
-    if path.parent != gdir.resolve() or not path.is_file():
-        raise HTTPException(404, f"no public game {name!r}")
-    if path.stat().st_size > MAX_KIF_CHARS * 4:
-        raise HTTPException(413, f"{name} is larger than uploaded rules may be")
-    return {"name": name, "text": path.read_text(encoding="utf-8", errors="replace")}
+    """A public game's rules (``NAME.kif`` or ``NAME``): 404 when it is not listed, 413 when
+    the file is larger than uploaded rules may be."""
+    return public_text(name, st.games_dir)

@@ -1,4 +1,5 @@
-"""Play: the registered games and agents, and the play sessions a page drives.
+"""Play: the games (registered and in the game library) and agents, and the play sessions a
+page drives.
 
 A session changes only with its token (``X-Session-Token``, given to the browser that
 started it); anyone may watch it, ask for a hint, or follow its events.
@@ -21,6 +22,7 @@ from ggpkit.games.api import Game, GameError
 from ggpkit.games.notation import move_from_text
 from ggpkit.games.registry import games, load, rules_path
 from ggpkit.web.kif_upload import load_checked_kif
+from ggpkit.web.library import library_rules, playable_games
 from ggpkit.web.sessions import HUMAN, NotFoundError, Session, SessionError
 from ggpkit.web.state import AppState, State
 from ggpkit.web.views import session_view
@@ -29,7 +31,8 @@ router = APIRouter()
 
 
 class NewSession(BaseModel):
-    """Start a game: a registered game (``game``) or an uploaded one (``kif_id``)."""
+    """Start a game: a registered game (``game``) or loaded rules (``kif_id``: uploaded
+    rules, or a library game loaded by ``POST /api/games/{name}/load``)."""
 
     game: str | None = None
     engine: str = "native"
@@ -49,12 +52,27 @@ class MoveRequest(BaseModel):
 
 @router.get("/api/games")
 def list_games() -> list[dict[str, Any]]:
-    """The registered games with their roles."""
-    out = []
+    """The registered games with their roles, then the game library's playable games
+    (``library``: true, with their ``source`` and ``origin``) that no registered game of
+    the same name hides. A library game is loaded with ``POST /api/games/{name}/load``."""
+    out: list[dict[str, Any]] = []
     for name, description in games().items():
         game = load(name)
-        out.append({"name": name, "description": description, "roles": list(game.roles)})
-    return out
+        out.append({"name": name, "description": description, "roles": list(game.roles),
+                    "library": False, "source": "registered", "origin": "registered"})  # fmt: skip
+    return out + playable_games(games())
+
+
+@router.post("/api/games/{name}/load", status_code=202)
+def load_library_game(name: str, st: State) -> dict[str, Any]:
+    """Start loading a game of the library (as uploaded rules are loaded: staged, under time
+    limits); poll ``/api/kif/loads/{id}``, whose ``result`` holds the ``kif_id`` that
+    starts sessions of it. Rules loaded before are not loaded again."""
+    if name in games():
+        raise SessionError(f"{name} is a registered game: start it by name ('game')")
+    text = library_rules(name)
+    kept = st.kept_load(name, text)
+    return (kept or st.loads.start(text, name)).view()
 
 
 @router.get("/api/agents")
@@ -165,9 +183,11 @@ def _game_and_rules(st: AppState, req: NewSession) -> tuple[Game[Any], str]:
     if not req.game:
         raise SessionError("say which game: 'game' (a registered name) or 'kif_id'")
     if req.game not in games():
-        # Never a path: this server loads only its registered games and uploaded rules.
+        # Never a path: this server loads its registered games by name, and other rules
+        # (uploaded, or a library game's) through a load that gives a kif id.
         raise NotFoundError(
-            f"no registered game {req.game!r}; other games are uploaded (/api/kif/games)"
+            f"no registered game {req.game!r}; a library game is loaded first "
+            "(/api/games/NAME/load), other rules are uploaded (/api/kif/games)"
         )
     game = load(req.game, engine=req.engine)
     try:

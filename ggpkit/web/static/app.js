@@ -1,8 +1,9 @@
 // ggpkit front end: plain ES modules over the JSON API (see /docs). No build step.
-// Pages: #/ (new game), #/play/ID, #/matches, #/replay/ID, #/gdl.
+// Pages: #/ (new game; #/new/NAME with the game NAME chosen), #/play/ID, #/matches,
+// #/replay/ID, #/gdl.
 
 import { drawBoard } from "./board.js";
-import { pageGdl } from "./gdl.js";
+import { pageGdl, waitForLoad } from "./gdl.js";
 import { pagePlay } from "./play.js";
 import { api, h, ownsSession, showError } from "./util.js";
 
@@ -10,33 +11,64 @@ const view = document.getElementById("view");
 
 // ---- page: new game ------------------------------------------------------------------
 
-async function pageHome() {
+// Registered games first, then the game library's (loaded from their rules when started).
+function gameOptions(games) {
+  const option = (g) => h("option", { value: g.name }, g.library ? `${g.name} (library)` : g.name);
+  const registered = games.filter((g) => !g.library);
+  const library = games.filter((g) => g.library);
+  if (!library.length) return registered.map(option);
+  return [h("optgroup", { label: "ggpkit's games" }, registered.map(option)), h("optgroup", { label: "Game library" }, library.map(option))];
+}
+
+function describe(game) {
+  if (!game.library) return [game.description];
+  const note = "Loaded from its GDL rules when the game starts.";
+  const text = game.description.length > 280 ? `${game.description.slice(0, 279)}…` : game.description;
+  return [h("span", { class: "badge" }, "library"), ` from ${game.origin}. `, text ? `${text} ` : "", h("span", { class: "small" }, note)];
+}
+
+async function pageHome(chosen) {
   const [games, agents] = await Promise.all([api("/api/games"), api("/api/agents")]);
   const seats = h("div", { class: "seats" });
-  const gameSelect = h("select", { id: "game", "aria-label": "Game" }, games.map((g) => h("option", { value: g.name }, g.name)));
-  const desc = h("p", { class: "muted" });
+  const gameSelect = h("select", { id: "game", "aria-label": "Game" }, gameOptions(games));
+  if (chosen && games.some((g) => g.name === chosen)) gameSelect.value = chosen;
+  const desc = h("p", { class: "muted", id: "game-description" });
+  const progress = h("div", { id: "progress-box" });
   const time = h("input", { id: "agent-time", type: "number", min: "0.1", max: "60", step: "0.1", value: "1" });
+  const selected = () => games.find((g) => g.name === gameSelect.value);
   function refreshSeats() {
-    const game = games.find((g) => g.name === gameSelect.value);
-    desc.textContent = game.description;
+    const game = selected();
+    desc.replaceChildren(...describe(game));
+    const offered = game.library ? agents.filter((a) => a !== "solver") : agents; // no solver for GDL rules
     seats.replaceChildren(
       ...game.roles.map((role, i) =>
         h("label", { class: "seat" }, h("span", {}, role),
           h("select", { "data-role": role, "aria-label": `Who plays ${role}` },
-            agents.map((a) => h("option", { value: a, selected: (i === 0 ? a === "human" : a === "mcts") || null }, a))))),
+            offered.map((a) => h("option", { value: a, selected: (i === 0 ? a === "human" : a === "mcts") || null }, a))))),
     );
   }
   gameSelect.addEventListener("change", refreshSeats);
   refreshSeats();
   const start = h("button", { class: "primary", id: "start" }, "Start game");
+  // A library game is loaded first (compiled from its rules, with progress); its kif id starts it.
+  async function which(game) {
+    if (!game.library) return { game: game.name };
+    const job = await waitForLoad(await api(`/api/games/${encodeURIComponent(game.name)}/load`, { method: "POST" }), progress);
+    if (job.error) throw new Error(job.error);
+    return { kif_id: job.result.kif_id };
+  }
   start.addEventListener("click", async () => {
     const seatMap = {};
     seats.querySelectorAll("select").forEach((sel) => (seatMap[sel.dataset.role] = sel.value));
+    start.disabled = true;
     try {
-      const session = await api("/api/sessions", { method: "POST", body: { game: gameSelect.value, seats: seatMap, agent_time: parseFloat(time.value) || 1 } });
+      const game = await which(selected());
+      const session = await api("/api/sessions", { method: "POST", body: { ...game, seats: seatMap, agent_time: parseFloat(time.value) || 1 } });
       location.hash = `#/play/${session.id}`;
     } catch (e) {
       showError(e.message);
+    } finally {
+      start.disabled = false;
     }
   });
   view.replaceChildren(
@@ -48,7 +80,9 @@ async function pageHome() {
       seats,
       h("label", { class: "field" }, "Agent time per move (s) ", time),
       start,
-      h("p", { class: "muted" }, "Choose human for every side to play with two people at one screen, or an agent for every side to watch.")),
+      progress,
+      h("p", { class: "muted" }, "Choose human for every side to play with two people at one screen, or an agent for every side to watch. ",
+        "More games: ", h("code", {}, "ggpkit games fetch NAME"), " adds a game of the ggp.org repository to the library, ", h("code", {}, "ggpkit games add DIR"), " a folder of .kif files.")),
   );
 }
 
@@ -163,7 +197,7 @@ async function route() {
     else if (page === "matches") await pageMatches();
     else if (page === "replay" && id) await pageReplay(decodeURIComponent(id));
     else if (page === "gdl") await pageGdl(view);
-    else await pageHome();
+    else await pageHome(page === "new" && id ? decodeURIComponent(id) : null);
     view.focus({ preventScroll: true }); // for screen readers; drawn without a frame (style.css)
   } catch (e) {
     view.replaceChildren(h("section", { class: "card" }, h("h1", {}, "Something went wrong"), h("p", {}, e.message), h("a", { href: "#/" }, "Back to the start")));

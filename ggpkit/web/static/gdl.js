@@ -1,4 +1,4 @@
-// The page for any GDL game: pick a public game or paste rules, check them (problems by
+// The page for any GDL game: pick a game of the library or paste rules, check them (problems by
 // line and column), then load them with live progress (parse, check, compile, try, probe)
 // and choose who plays. Problems and errors stay on the page until the next attempt.
 
@@ -18,18 +18,29 @@ function problemItems(problems, withSeverity = true) {
   return problems.map((p) => h("li", { class: p.severity }, `line ${p.line}, column ${p.col}: ${withSeverity ? `${p.severity}: ` : ""}${p.message}`));
 }
 
-function progressView(job) {
+export function progressView(job) {
   const done = job.done.map((d) => h("li", { class: "done" }, `✓ ${STAGE_NAMES[d.stage] || d.stage} (${d.seconds.toFixed(1)} s)`));
   const now = job.finished ? [] : [h("li", { class: "now" }, h("span", { class: "spinner", "aria-hidden": "true" }), ` ${STAGE_NAMES[job.stage] || job.stage}… ${job.stage_seconds.toFixed(0)} s`)];
   return h("div", { class: "progress", id: "progress", role: "status" },
     h("p", {}, `Loading ${job.name}: ${job.seconds.toFixed(0)} s`), h("ol", { class: "stages" }, ...done, ...now));
 }
 
+// Follow a load (uploaded rules, a library game) in `box` until it is over; the finished job.
+export async function waitForLoad(job, box) {
+  while (!job.finished) {
+    box.replaceChildren(progressView(job));
+    await sleep(400);
+    job = await api(`/api/kif/loads/${job.id}`);
+  }
+  box.replaceChildren();
+  return job;
+}
+
 export async function pageGdl(view) {
   const text = h("textarea", { id: "kif", rows: "16", spellcheck: "false", "aria-label": "GDL rules", placeholder: "Paste GDL (KIF) rules here, or pick a file" });
   const file = h("input", { type: "file", accept: ".kif,.gdl,.txt", "aria-label": "Upload a .kif file" });
   const problems = h("ul", { class: "problems", id: "problems" });
-  const publicSelect = h("select", { id: "public", "aria-label": "Public games" }, h("option", { value: "" }, "— a public game —"));
+  const publicSelect = h("select", { id: "public", "aria-label": "Games of the library" }, h("option", { value: "" }, "— a game of the library —"));
   const progress = h("div", { id: "progress-box" });
   const playBox = h("div", {});
   const loadButton = h("button", { class: "primary", id: "load", onclick: load }, "Load and play");
@@ -54,16 +65,6 @@ export async function pageGdl(view) {
     problems.replaceChildren(...problemItems(res.problems));
     if (res.ok && !res.problems.length) problems.replaceChildren(h("li", { class: "ok" }, "No problems found."));
     return res.ok;
-  }
-
-  async function waitFor(job) {
-    while (!job.finished) {
-      progress.replaceChildren(progressView(job));
-      await sleep(400);
-      job = await api(`/api/kif/loads/${job.id}`);
-    }
-    progress.replaceChildren();
-    return job;
   }
 
   function offerSeats(game, agents) {
@@ -92,7 +93,7 @@ export async function pageGdl(view) {
     playBox.replaceChildren();
     try {
       if (!(await check())) return;
-      const job = await waitFor(await api("/api/kif/loads", { method: "POST", body: { text: text.value, name } }));
+      const job = await waitForLoad(await api("/api/kif/loads", { method: "POST", body: { text: text.value, name } }), progress);
       if (job.error) {
         if (job.problems.length) problems.replaceChildren(...problemItems(job.problems));
         showError(job.error);
