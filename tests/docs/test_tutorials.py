@@ -18,7 +18,9 @@ import pytest
 from .blocks import PageRun, command_env, read_blocks
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
+README = DOCS.parent / "README.md"
 PAGES = [
+    README,
     DOCS / "index.md",
     *sorted((DOCS / "tutorials").glob("*.md")),
     *sorted((DOCS / "howto").glob("*.md")),
@@ -30,7 +32,7 @@ SLOW = {"tutorials/tournament", "tutorials/write-an-agent"}
 
 
 def _param(page: Path) -> object:
-    name = str(page.relative_to(DOCS).with_suffix(""))
+    name = "README" if page == README else str(page.relative_to(DOCS).with_suffix(""))
     return pytest.param(page, id=name, marks=[pytest.mark.slow] if name in SLOW else [])
 
 
