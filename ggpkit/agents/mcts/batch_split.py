@@ -2,24 +2,17 @@
 
 Why: a batch of the compiled tree runs ``paths`` descents, then ``64 // paths``
 playouts from each one's leaf. What a path costs (the descent, the new child, the
-backup) hardly depends on the game, but a playout does: a native bitboard playout of
-breakthrough-holes takes about 0.27 µs while its tree spends about 7 µs a path, so
-with 64 paths of one playout each, 96% of the time went to bookkeeping (``bench
---mcts``: simulations at 4% of the raw playout rate). A propnet playout of the same
-game takes about 3 µs, where one playout a path is about right.
+backup) hardly depends on the game, but a playout does: a native bitboard playout is
+many times cheaper than a path, so with 64 paths of one playout each nearly all the
+time goes to bookkeeping, while a propnet playout costs about what a path does, where
+one playout a path is about right.
 
 The split is chosen so that a path's playouts cost about as much as the path itself:
 ``k`` playouts a leaf where ``k`` is the power of two nearest to the ratio of the two
-costs (at most :data:`MAX_LEAF`), so that playouts take 40-60% of the time. A path
-counts one visit worth its playouts' mean (``tree_kernels.backup_leaves``).
-
-Measured (0.5 s a move, 20 matches, roles rotated), breakthrough-holes-capture, the
-split against 64 paths of one: 8-0-12 with a path one visit. When each playout counted
-a visit, the split won 19-1 (and 8 paths of 8 beat 64 of one 17-3 on
-breakthrough-holes), but it lost both matches to Sancho on breakthroughSmallHoles,
-blundering in 15 moves: counting 16 visits a path made UCB's exploration a quarter
-as wide, which beat our own search and lost to a stronger one. With a path one visit,
-3-3 against Sancho there over three rounds of both role orders.
+costs (at most :data:`MAX_LEAF`), so that playouts take about half the time. A path
+counts one visit worth its playouts' mean (``tree_kernels.backup_leaves``): counting a
+visit per playout narrowed UCB's exploration, which beat our own search and lost to a
+stronger one (the matches are in docs/results.md).
 """
 
 from __future__ import annotations
