@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from ggpkit.agents import specs
+from ggpkit.games import registry
+
 from .blocks import PageRun, command_env, read_blocks
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -45,11 +48,16 @@ def test_tutorial_runs(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.delenv("GGPKIT_GAMES_DIR", raising=False)
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
+    # A page may register a game or an agent (the native-engine how-to, the agent
+    # tutorial): the registries are restored after it, so no later test sees them.
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    monkeypatch.setattr(specs, "AGENTS", dict(specs.AGENTS))
     before = set(sys.modules)
     run = PageRun(page, tmp_path, env)
     try:
         run.run()
     finally:
+        registry._native.cache_clear()
         for name in set(sys.modules) - before:  # modules a page wrote (greedy.py)
             module = sys.modules.get(name)
             if str(getattr(module, "__file__", "") or "").startswith(str(tmp_path)):
