@@ -19,6 +19,9 @@ from ggpkit.games.board.facts import possible_facts
 from ggpkit.games.board.layout import Layout, board_view, infer_layout, other_facts
 from ggpkit.games.board.svg import board_svg, facts_svg
 
+KEPT_LAYOUTS = 32
+"""Games whose layout is kept (the oldest is dropped): each keeps its game alive."""
+
 _layouts: dict[int, tuple[Game[Any], Layout | None]] = {}
 _lock = threading.Lock()
 
@@ -34,6 +37,8 @@ def layout_of(game: Game[Any]) -> Layout | None:
     layout = infer_layout(initial, known.facts, game.info.capabilities.board, known.complete)
     with _lock:
         _layouts[id(game)] = (game, layout)  # the game is kept, so its id is not reused
+        while len(_layouts) > KEPT_LAYOUTS:
+            del _layouts[next(iter(_layouts))]
     return layout
 
 
