@@ -84,6 +84,13 @@ class Agent(ABC):
     those play clocks, and what is left of the start clock, in :meth:`select`, as the
     champion players do, instead of answering at once."""
 
+    plays_from_views: bool = False
+    """Whether :meth:`select` takes a :class:`~ggpkit.games.views.RoleView` as its state in
+    a game of imperfect information (``game.info.imperfect``), where no player is shown
+    the true state. An agent that does not is wrapped, for such a game, by one that
+    searches the states its view leaves possible
+    (:func:`ggpkit.agents.hidden.for_imperfect_information`)."""
+
     def start(self, game: Game[Any], role: str) -> None:  # noqa: B027 - optional hook
         """A match begins: the agent plays ``role`` in ``game``."""
 

@@ -72,6 +72,50 @@ def _settings_kind(
     return _Kind(target, options, f"{summary} ({', '.join(described)})", settings)
 
 
+def _hidden_kinds() -> dict[str, _Kind]:
+    """The searches from views, for games of imperfect information (GDL-II): their
+    options are their constructors' keywords (see :mod:`ggpkit.agents.hidden`)."""
+    limits = {k: LIMITS[k][0] for k in ("time", "playouts")}
+    bag = {"bag": positive_int}
+    tree = bag | {"c": positive_float, "opponents": _flag_int}
+    said = "time=S: seconds a move, playouts=N: playouts a move, bag=N: sampled histories kept"
+    tree_said = (
+        f"{said} (default: 16), c=C: UCB constant (default: 0.7), opponents=1: opponents by"
+        " their own UCB, 0: random (default: 1)"
+    )
+    hidden = "ggpkit.agents.hidden"
+    return {
+        "ismcts": _Kind(
+            f"{hidden}.ismcts:ISMCTSAgent",
+            limits | tree,
+            f"Information Set MCTS over sampled histories, for hidden information ({tree_said})",
+        ),
+        "hyperplay": _Kind(
+            f"{hidden}.hyperplay:HyperPlayAgent",
+            limits | bag,
+            "HyperPlay: flat Monte Carlo in each sampled history, weighted, for hidden "
+            f"information ({said} (default: 16))",
+        ),
+        "blind": _Kind(
+            f"{hidden}.blind:BlindAgent",
+            limits | tree,
+            f"baseline: Information Set MCTS that ignores its percepts ({tree_said})",
+        ),
+        "infoset-solver": _Kind(
+            f"{hidden}.exact:InfosetSolverAgent",
+            {"nodes": positive_int},
+            "exact expectimax over information sets, one seat against nature (nodes=N: "
+            "most information sets, default: 20000)",
+        ),
+    }
+
+
+def _flag_int(text: str) -> int:
+    if text not in ("0", "1"):
+        raise ValueError("must be 0 or 1")
+    return int(text)
+
+
 AGENTS: dict[str, _Kind] = {
     "random": _Kind("ggpkit.agents.random_agent:RandomAgent", {}, "uniformly random legal moves"),
     "mcts": _settings_kind(
@@ -87,6 +131,7 @@ AGENTS: dict[str, _Kind] = {
     ),
     "solver": _Kind("ggpkit.agents.solvers:SolverAgent", {}, "exact solver (plays perfectly)"),
     "human": _Kind("ggpkit.agents.human:HumanAgent", {}, "asks a person at the terminal"),
+    **_hidden_kinds(),
 }
 """Every agent name a spec may use, with its accepted options."""
 

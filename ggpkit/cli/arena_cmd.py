@@ -70,10 +70,12 @@ def arena_command(
     from ggpkit.match.arena import run_arena
 
     loaded = load(game)
-    if len(agents) != len(loaded.roles):
+    seats = loaded.seats  # every role but nature's (GDL-II's random), whose moves are drawn
+    if len(agents) != len(seats):
         raise fail(
-            f"{loaded.name} has {plural(len(loaded.roles), 'role')} ({', '.join(loaded.roles)}): "
-            f"give {plural(len(loaded.roles), 'agent')}, got {len(agents)}"
+            f"{loaded.name} has {plural(len(seats), 'role' if seats == loaded.roles else 'seat')}"
+            f" ({', '.join(seats)}): "
+            f"give {plural(len(seats), 'agent')}, got {len(agents)}"
         )
     keep = _keeper(loaded, db) if store else None
     columns = (

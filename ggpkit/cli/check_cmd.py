@@ -1,6 +1,12 @@
 """``ggpkit check FILE.kif``: the static checks of a GDL game description, one line each.
 
-A file without errors is then loaded as ``ggpkit.load`` would load it, and the
+The checks are strict: a defect that ``ggpkit.load`` repairs (``ggpkit.gdl.repairs``,
+the reading a Prolog-style reasoner gives it) is still an error here, so that the game's
+author sees it; one line then says that ``ggpkit.load`` repairs the file's errors, one
+warning per repair says how, and the file is loaded repaired. A warning that ``load``
+acts on (a relation never defined, one letter from a defined one: read as that one) is
+shown the same way, in a file that still passes. A file without errors
+(or with repaired ones) is then loaded as ``ggpkit.load`` would load it, and the
 command says what the game is (its declared ``GameInfo``) and which reasoner runs
 it, with the reason when the fast propnet could not be used. A few seeded random
 playouts of the loaded game (``ggpkit.games.gdl.playout_probe``) then warn when one
@@ -19,7 +25,7 @@ import typer
 from ggpkit.cli.app import app
 from ggpkit.errors import GgpkitError
 from ggpkit.games.api import Game
-from ggpkit.gdl.checker import check_file
+from ggpkit.gdl.checker import Problem, check_file
 
 
 def describe_game(game: Game[Any]) -> str:
@@ -32,18 +38,52 @@ def describe_game(game: Game[Any]) -> str:
     )
 
 
-def _load_and_describe(path: Path, check_seconds: float, stats: bool) -> Game[Any] | None:
-    """Load the game and print what it is (and with ``stats``, where the time went)."""
+def _repairs(path: Path, problems: list[Problem]) -> list[Problem]:
+    """The repairs ``ggpkit.load`` makes of a file's errors; none when an error stays."""
+    from ggpkit.gdl.kif import GdlSyntaxError, parse_rules, read_kif_file
+    from ggpkit.gdl.repairs import repair_rules
+
+    try:
+        repaired = repair_rules(parse_rules(read_kif_file(path), str(path)), problems)
+    except GdlSyntaxError:
+        return []
+    return [] if repaired.errors else list(repaired.repairs)
+
+
+def _reread(problems: list[Problem]) -> bool:
+    """True when a warning is one that ``ggpkit.load`` may act on (a relation never
+    defined, read as a misspelling where one defined relation is one letter away)."""
+    return any(p.code == "undefined" and p.severity == "warning" for p in problems)
+
+
+def _repairs_note(n_err: int, n_repairs: int) -> str:
+    """What ``ggpkit.load`` makes of the problems printed above it."""
+    if n_err:
+        return (
+            f"ggpkit.load repairs these {n_err} error(s): {n_repairs} repair(s), each read "
+            "as its warning says"
+        )
+    return f"ggpkit.load reads these warnings so: {n_repairs} repair(s), each as its warning says"
+
+
+def _load_and_describe(
+    path: Path, check_seconds: float, stats: bool, repaired: bool = False
+) -> Game[Any] | None:
+    """Load the game and print what it is (and with ``stats``, where the time went).
+
+    A ``repaired`` file is loaded checked, as ``ggpkit.load`` loads it: the checks find
+    the errors the repairs read; its repairs, printed already, are not printed again."""
     from ggpkit.games.gdl.game import load_kif_file
 
     try:
-        game = load_kif_file(path, check=False)
+        game = load_kif_file(path, check=repaired)
     except GgpkitError as e:
         typer.echo(f"{path}: error: the game does not load: {e}")
         return None
     typer.echo(f"{path}: {describe_game(game)}")
     for note in game.info.notes:
-        typer.echo(f"{path}: note: {note}")
+        if not (repaired and note in game.rule_notes and ": warning: " in note):
+            typer.echo(f"{path}: note: {note}")
     report = game.load_report
     if stats and report is not None:
         report = dataclasses.replace(report, check_seconds=check_seconds)
@@ -107,8 +147,11 @@ def check_command(
     errors is then loaded: one line says what the game is and which reasoner runs it
     (propnet, or the join code with the reason the propnet could not be built), and a few
     random playouts warn when one reaches a non-terminal state where a role has no legal
-    move. The exit status is 1 when any file has an error or does not load, 0 otherwise
-    (warnings do not fail). ``--stats`` adds one line on where the loading time went.
+    move. Errors that ``ggpkit.load`` repairs stay errors here; one line says that it
+    repairs them and a warning per repair says how, and the file is loaded repaired (so
+    too for a misspelt relation, a warning that ``load`` reads as the relation meant). The
+    exit status is 1 when any file has an error or does not load, 0 otherwise (warnings
+    do not fail). ``--stats`` adds one line on where the loading time went.
     """
     failed = False
     for path in files:
@@ -121,8 +164,15 @@ def check_command(
         n_err = sum(1 for p in problems if p.severity == "error")
         n_warn = len(problems) - n_err
         failed = failed or n_err > 0
-        if load and n_err == 0:
-            game = _load_and_describe(path, check_seconds, stats)
+        repairs = _repairs(path, problems) if n_err or _reread(problems) else []
+        if repairs:
+            typer.echo(f"{path}: note: {_repairs_note(n_err, len(repairs))}")
+            for p in repairs:
+                if warnings:
+                    typer.echo(str(p))
+            n_warn += len(repairs)
+        if load and (n_err == 0 or repairs):
+            game = _load_and_describe(path, check_seconds, stats, repaired=bool(repairs))
             failed = failed or game is None
             if game is not None and playouts > 0:
                 n_warn += _probe_warnings(path, game, playouts, warnings)

@@ -56,7 +56,7 @@ def corpus_command(
     process.
 
     Every game ends as played (terminal reached, one goal value per role in every
-    match) or rejected with a reason: syntax error, GDL-II, check error, reasoner
+    match) or rejected with a reason: syntax error, check error, reasoner
     error, no legal move, goal error, no terminal, timeout or crash. Prints the
     rejected games, the counts, the slowest games (load, check and compile time
     apart from play) and the time per game.

@@ -45,20 +45,20 @@ def rules_text(game: str) -> str:
 
 
 def parse_roles(game: Game[Any], specs: list[str]) -> list[str]:
-    """``ROLE=SPEC`` options as one spec per role, in role order."""
+    """``ROLE=SPEC`` options as one spec per seat (every role but nature), in role order."""
     given: dict[str, str] = {}
     for item in specs:
         role, sep, spec = item.partition("=")
         if not sep or not spec:
-            raise fail(f"--role {item!r}: expected ROLE=SPEC, e.g. --role {game.roles[0]}=mcts")
-        if role not in game.roles:
-            count = plural(len(game.roles), "role")
-            raise fail(f"--role {item!r}: {game.name} has {count}: {', '.join(game.roles)}")
+            raise fail(f"--role {item!r}: expected ROLE=SPEC, e.g. --role {game.seats[0]}=mcts")
+        if role not in game.seats:  # nature (GDL-II's random) is drawn, never seated
+            count = plural(len(game.seats), "role" if game.seats == game.roles else "seat")
+            raise fail(f"--role {item!r}: {game.name} has {count}: {', '.join(game.seats)}")
         given[role] = spec
-    missing = [r for r in game.roles if r not in given]
+    missing = [r for r in game.seats if r not in given]
     if missing:
         raise fail(f"no player for {', '.join(missing)}: give --role ROLE=SPEC for every role")
-    return [given[r] for r in game.roles]
+    return [given[r] for r in game.seats]
 
 
 def parse_clocks(startclock: float, playclock: float) -> Clocks:
@@ -81,13 +81,20 @@ class BoardDisplay:
     """Prints each step: the board, under the joint move and errors that led to it.
 
     The referee tells it the start too (step 0, no moves yet): the opening board.
+    With ``hidden`` (a person plays a game of imperfect information at this terminal)
+    it shows neither the board nor the moves until the match is over: the person sees
+    only their own view, which their player shows them.
     """
 
-    def __init__(self, game: Game[Any], console: Console) -> None:
+    def __init__(self, game: Game[Any], console: Console, hidden: bool = False) -> None:
         self.game = game
         self.console = console
+        self.hidden = hidden
 
     def __call__(self, event: StepEvent) -> None:
+        if self.hidden and not self.game.is_terminal(event.state):
+            self.console.print(f"Turn {event.step} played." if event.step else "The match begins.")
+            return
         self.console.print(
             step_panel(
                 self.game, event.state, event.step, event.moves, event.errors, self.game.name
@@ -146,7 +153,8 @@ def match_command(
     recorder: MatchRecorder = store if store is not None else NullRecorder()
     console = Console(highlight=False)
     logging.getLogger("ggpkit.referee").setLevel(logging.ERROR)
-    observer = None if quiet else BoardDisplay(game, console)
+    hidden = game.info.imperfect and any(p.is_human for p in players)
+    observer = None if quiet else BoardDisplay(game, console, hidden)
     referee = Referee(game, rules, players, clocks, recorder, observer, seed=seed)
     try:
         record = asyncio.run(referee.run())

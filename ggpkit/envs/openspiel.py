@@ -17,6 +17,10 @@ appearance first), so an action means the same move whoever plays it. Observatio
 tensors are the environments' observation (board planes or base-fact vector) followed
 by ``extra``, as float32. A match is cut after ``max_steps`` joint moves (default: the
 declared maximum length, else 1,000) as a terminal state with all returns zero.
+
+A game of imperfect information (GDL-II, ``game.info.imperfect``) is an OpenSpiel game
+of imperfect information: its players are the seats, nature is OpenSpiel's chance
+player, and information states are the seats' views (:mod:`ggpkit.envs.openspiel_views`).
 """
 
 from __future__ import annotations
@@ -31,7 +35,9 @@ import numpy as np
 import pyspiel
 
 from ggpkit.envs.encoding import Encoding, as_game
+from ggpkit.envs.openspiel_views import HiddenState, ViewObserver
 from ggpkit.envs.session import DEFAULT_MAX_STEPS
+from ggpkit.envs.views import ViewEncoding, gather_percepts
 from ggpkit.games.api import Game, GameError, IllegalMoveError
 from ggpkit.gdl.terms import Term
 
@@ -68,25 +74,34 @@ def _loaded(name: str) -> Game[Any]:
 def _game_type(game: Game[Any]) -> Any:
     info = game.info
     lo, hi = info.goal_range
-    zero_sum = info.zero_sum and len(game.roles) == 2 and lo + hi == 100
+    zero_sum = info.zero_sum and len(game.seats) == 2 and lo + hi == 100
+    hidden = info.imperfect  # sequential, with chance nodes: see openspiel_views
     return pyspiel.GameType(
         short_name=SHORT_NAME,
         long_name=f"ggpkit {game.name}",
         dynamics=(
             pyspiel.GameType.Dynamics.SEQUENTIAL
-            if info.turn_taking
+            if info.turn_taking or hidden
             else pyspiel.GameType.Dynamics.SIMULTANEOUS
         ),
-        chance_mode=pyspiel.GameType.ChanceMode.DETERMINISTIC,
-        information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+        chance_mode=(
+            pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+            if hidden and info.chance_role is not None
+            else pyspiel.GameType.ChanceMode.DETERMINISTIC
+        ),
+        information=(
+            pyspiel.GameType.Information.IMPERFECT_INFORMATION
+            if hidden
+            else pyspiel.GameType.Information.PERFECT_INFORMATION
+        ),
         utility=(
             pyspiel.GameType.Utility.ZERO_SUM if zero_sum else pyspiel.GameType.Utility.GENERAL_SUM
         ),
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=len(game.roles),
-        min_num_players=len(game.roles),
+        max_num_players=len(game.seats) if hidden else len(game.roles),
+        min_num_players=len(game.seats) if hidden else len(game.roles),
         provides_information_state_string=True,
-        provides_information_state_tensor=False,
+        provides_information_state_tensor=hidden,
         provides_observation_string=True,
         provides_observation_tensor=True,
         parameter_specification={"game": game.name, "max_steps": 0},
@@ -104,17 +119,21 @@ class SpielGame(pyspiel.Game):  # type: ignore[misc]
         self.max_steps = int(params.get("max_steps", 0)) or (
             self.ggp.info.max_length or DEFAULT_MAX_STEPS
         )
+        self.hidden = self.ggp.info.imperfect
+        players = self.ggp.seats if self.hidden else self.ggp.roles
         self.actions: tuple[Term, ...] = tuple(
-            dict.fromkeys(m for moves in self.encoding.moves for m in moves)
+            dict.fromkeys(m for r in players for m in self.encoding.moves[self.ggp.role_index(r)])
         )
         self.action_of = {m: i for i, m in enumerate(self.actions)}
+        self.chance_moves, self.views = _hidden_parts(name) if self.hidden else ((), {})
+        self.chance_outcome = {m: i for i, m in enumerate(self.chance_moves)}
         self._nodes: dict[Hashable, _Node] = {}
         low, high = self.encoding.reward_range
         spiel_type = _game_type(self.ggp)
         info = pyspiel.GameInfo(
             num_distinct_actions=len(self.actions),
-            max_chance_outcomes=0,
-            num_players=len(self.ggp.roles),
+            max_chance_outcomes=len(self.chance_moves),
+            num_players=len(players),
             min_utility=low,
             max_utility=high,
             utility_sum=0.0 if spiel_type.utility == pyspiel.GameType.Utility.ZERO_SUM else None,
@@ -149,17 +168,34 @@ class SpielGame(pyspiel.Game):  # type: ignore[misc]
         """The game itself: cloned states share it (it is immutable)."""
         return self
 
-    def new_initial_state(self) -> SpielState:
+    def new_initial_state(self) -> SpielState | HiddenState:
+        if self.hidden:
+            return HiddenState(self, self.ggp.initial_state())
         return SpielState(self, self.ggp.initial_state(), 0)
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Any:
         """Board planes (or facts) for the public view; OpenSpiel's history-based
-        observer for perfect-recall information states."""
+        observer for perfect-recall information states. In a game of imperfect
+        information, the seat's view (information state) or last percepts."""
+        if self.hidden:
+            recall = iig_obs_type is not None and bool(iig_obs_type.perfect_recall)
+            return ViewObserver(self, recall, params)
         if iig_obs_type is None or (iig_obs_type.public_info and not iig_obs_type.perfect_recall):
             return Observer(self, params)
         from open_spiel.python.observation import IIGObserverForPublicInfoGame
 
         return IIGObserverForPublicInfoGame(iig_obs_type, params)
+
+
+@cache
+def _hidden_parts(name: str) -> tuple[tuple[Term, ...], dict[str, ViewEncoding]]:
+    """Nature's possible moves (its chance outcomes, in order) and each seat's view layout,
+    once per game: OpenSpiel makes the game again for every state it deserialises."""
+    game = _loaded(name)
+    chance = game.info.chance_role
+    moves = game.propositions().moves[game.role_index(chance)] if chance is not None else ()
+    vocabulary = gather_percepts(game)
+    return tuple(moves), {s: ViewEncoding(game, s, vocabulary[s]) for s in game.seats}
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,13 @@
 """Any ggpkit game as a PettingZoo environment: ``env(GAME)`` (AEC) and ``parallel_env(GAME)``.
 
 ``GAME`` is anything :func:`ggpkit.load` accepts (a registered name or a ``.kif`` path)
-or a loaded :class:`~ggpkit.games.api.Game`. The agents are the game's roles. The
-observation, action and reward layout is :mod:`ggpkit.envs.encoding`'s; every agent
-sees the whole state (GDL games have perfect information).
+or a loaded :class:`~ggpkit.games.api.Game`. The agents are the game's seats (every
+role but nature's, GDL-II's ``random``, whose moves are drawn inside ``step`` from the
+generator ``reset(seed)`` seeds). The observation, action and reward layout is
+:mod:`ggpkit.envs.encoding`'s: in a game of perfect information every agent sees the
+whole state; in one of imperfect information (GDL-II, ``game.info.imperfect``) an agent
+sees only its view, its own moves and percepts (:mod:`ggpkit.envs.views`), and
+``infos[agent]["view"]`` has it as text.
 
 * **AEC** (turn-taking games, and simultaneous ones by collecting the moves one role
   after another): the agent to act is a role with a choice (more than one legal move);
@@ -43,10 +47,10 @@ class GgpAecEnv(AECEnv):  # type: ignore[misc]
         super().__init__()
         self.session = Session(game, max_steps)
         self.render_mode = render_mode
-        self.possible_agents = list(game.roles)
+        self.possible_agents = list(game.seats)
         self._pending: dict[str, Term] = {}
         self._queue: list[str] = []
-        self.agent_selection: str = game.roles[0]
+        self.agent_selection: str = game.seats[0]
         self.reset()
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -59,14 +63,14 @@ class GgpAecEnv(AECEnv):  # type: ignore[misc]
         return self.session.observe(agent)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """A new match (the rules are deterministic: ``seed`` seeds nothing here)."""
-        self.session.restart()
+        """A new match; ``seed`` seeds nature's draws (the rest is deterministic)."""
+        self.session.restart(seed)
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {}
         self._pending = {}
         self._queue = []
         self._next_turn()
@@ -89,6 +93,7 @@ class GgpAecEnv(AECEnv):  # type: ignore[misc]
 
     def _next_turn(self) -> None:
         """Play through choiceless states, then select the next chooser or end the match."""
+        self.infos = {a: self.session.info(a) for a in self.agents}
         while True:
             terminated, truncated = self.session.over()
             if terminated or truncated:
@@ -102,6 +107,7 @@ class GgpAecEnv(AECEnv):  # type: ignore[misc]
                 self.agent_selection, *self._queue = choosers
                 return
             self.session.play({})
+            self.infos = {a: self.session.info(a) for a in self.agents}
 
     def render(self) -> str | None:
         """The game's own text picture of the position (``render_mode="ansi"``)."""
@@ -123,7 +129,7 @@ class GgpParallelEnv(ParallelEnv):  # type: ignore[misc]
     ) -> None:
         self.session = Session(game, max_steps)
         self.render_mode = render_mode
-        self.possible_agents = list(game.roles)
+        self.possible_agents = list(game.seats)
         self.agents: list[str] = []
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -135,10 +141,10 @@ class GgpParallelEnv(ParallelEnv):  # type: ignore[misc]
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-        """A new match (the rules are deterministic: ``seed`` seeds nothing here)."""
-        self.session.restart()
+        """A new match; ``seed`` seeds nature's draws (the rest is deterministic)."""
+        self.session.restart(seed)
         self.agents = list(self.possible_agents)
-        return self._observations(), {a: {} for a in self.agents}
+        return self._observations(), {a: self.session.info(a) for a in self.agents}
 
     def step(self, actions: dict[str, Any]) -> tuple[dict[str, Any], ...]:
         """One joint move; the dicts returned cover the agents live before it."""
@@ -157,7 +163,7 @@ class GgpParallelEnv(ParallelEnv):  # type: ignore[misc]
             {a: rewards[a] for a in live},
             dict.fromkeys(live, terminated),
             dict.fromkeys(live, truncated),
-            {a: {} for a in live},
+            {a: self.session.info(a) for a in live},
         )
 
     def _observations(self) -> dict[str, Any]:

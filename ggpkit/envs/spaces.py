@@ -9,6 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ggpkit.envs.encoding import Encoding
+from ggpkit.envs.views import ViewEncoding
 
 
 def observation_space(encoding: Encoding, role_index: int) -> spaces.Dict:
@@ -25,3 +26,14 @@ def observation_space(encoding: Encoding, role_index: int) -> spaces.Dict:
 def action_space(encoding: Encoding, role_index: int) -> spaces.Discrete:
     """One action per possible move of the role."""
     return spaces.Discrete(len(encoding.moves[role_index]))
+
+
+def view_space(view: ViewEncoding, actions: int) -> spaces.Dict:
+    """A seat of a game of imperfect information: ``observation`` its view's information
+    state (:mod:`ggpkit.envs.views`) and ``action_mask`` over its actions; 0/1 ``int8``."""
+    return spaces.Dict(
+        {
+            "observation": spaces.Box(0, 1, (view.information_size,), dtype=np.int8),
+            "action_mask": spaces.Box(0, 1, (actions,), dtype=np.int8),
+        }
+    )

@@ -10,7 +10,12 @@ A game is a state machine in the sense of ggp-base's ``StateMachine``:
   (ints 0..100, one per role; defined in non-terminal states too);
 * ``facts(state)``: the state as its canonical set of GDL facts, the common
   language in which a native engine and its GDL twin are compared, and in which
-  match records store states.
+  match records store states;
+* ``percepts(state, joint)``: what each role perceives of a joint move (GDL-II's
+  ``sees``); empty sets in a game of perfect information, where every role sees all.
+
+A game of chance names its nature role in ``info.chance_role`` (GDL-II's ``random``):
+it is a role of the joint move, but no player takes it; ``seats`` are the others.
 
 Every game is simultaneous underneath; a turn-taking game gives the role without
 control the single move ``noop``. ``to_move`` and ``play`` are the conveniences
@@ -110,6 +115,15 @@ class Utility(Enum):
     """Goal sums differ between terminal states (and every one-role game but constant ones)."""
 
 
+class Information(Enum):
+    """What each role sees of a match (OpenSpiel's ``GameType.Information``)."""
+
+    PERFECT = "perfect"
+    """Every role sees the whole state and every joint move."""
+    IMPERFECT = "imperfect"
+    """Each role is told only its percepts after each joint move (GDL-II's ``sees``)."""
+
+
 @dataclass(frozen=True, slots=True)
 class GameInfo:
     """What a game is and can do, in one place (as OpenSpiel's ``GameType``).
@@ -130,6 +144,18 @@ class GameInfo:
     """What computes the rules: ``native``, ``propnet`` or ``prover``."""
     notes: tuple[str, ...] = ()
     """Things a user should know, one sentence each (why the propnet was not used, ...)."""
+    information: Information = Information.PERFECT
+    chance_role: str | None = None
+    """The role that is nature (GDL-II's ``random``), or None in a game without chance.
+
+    No player takes it: the match driver draws its move uniformly at random among its
+    legal moves. Its goal is never scored; utility and goal range speak of the seats.
+    """
+
+    @property
+    def imperfect(self) -> bool:
+        """True when roles see only their percepts, not the whole state."""
+        return self.information is Information.IMPERFECT
 
     @property
     def turn_taking(self) -> bool:
@@ -183,6 +209,14 @@ class Game(ABC, Generic[S]):
     def facts(self, state: S) -> frozenset[Term]:
         """The state as a set of GDL facts (the contents of ``true``)."""
 
+    def _percepts(self, state: S, moves: Sequence[Term]) -> dict[str, frozenset[Term]]:
+        """What each role perceives of a legal joint move in role order; no validation.
+
+        The default is a game of perfect information: no role is told anything apart,
+        since every role sees the whole state and the joint move.
+        """
+        return {role: frozenset() for role in self.roles}
+
     def state_from_facts(self, facts: Iterable[Term]) -> S:
         """The state whose facts are exactly ``facts`` (the inverse of :meth:`facts`).
 
@@ -224,6 +258,12 @@ class Game(ABC, Generic[S]):
         return state
 
     # ---- checked public API ---------------------------------------------------------
+
+    @property
+    def seats(self) -> tuple[str, ...]:
+        """The roles that players take: every role but the chance role, in role order."""
+        chance = self.info.chance_role
+        return self.roles if chance is None else tuple(r for r in self.roles if r != chance)
 
     def role_index(self, role: str) -> int:
         """Position of ``role`` in :attr:`roles`; raises :class:`UnknownRoleError`."""
@@ -274,6 +314,24 @@ class Game(ABC, Generic[S]):
 
         Every role must have exactly one legal move in ``joint``.
         """
+        return self._next(state, self._checked_joint(state, joint))
+
+    def percepts(
+        self, state: S, joint: Mapping[str, MoveLike] | Sequence[MoveLike]
+    ) -> dict[str, frozenset[Term]]:
+        """What each role perceives when ``joint`` is played in ``state``: GDL-II's ``sees``.
+
+        One set of ground terms per role, in role order (the chance role's too); the
+        same answer every time. In a game of perfect information (``info.information``)
+        every set is empty: each role sees the whole state and joint move instead.
+        ``joint`` is checked as :meth:`next_state` checks it.
+        """
+        return self._percepts(state, self._checked_joint(state, joint))
+
+    def _checked_joint(
+        self, state: S, joint: Mapping[str, MoveLike] | Sequence[MoveLike]
+    ) -> list[Term]:
+        """The joint move as terms in role order, each checked legal (see :meth:`next_state`)."""
         if isinstance(joint, Mapping):
             for role in joint:
                 self.role_index(role)
@@ -289,8 +347,7 @@ class Game(ABC, Generic[S]):
                 raise GameError(
                     f"a joint move needs {len(self.roles)} moves (one per role), got {len(given)}"
                 )
-        moves = [self.check_move(state, r, m) for r, m in zip(self.roles, given, strict=True)]
-        return self._next(state, moves)
+        return [self.check_move(state, r, m) for r, m in zip(self.roles, given, strict=True)]
 
     # ---- conveniences for turn-taking games -----------------------------------------
 

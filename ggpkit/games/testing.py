@@ -9,13 +9,16 @@ new reasoner or a user's own ``Game`` subclass is checked by the same code:
   declared ``goal_range``;
 * the same joint move from the same state gives an equal next state, and playing a
   move leaves the state it was played from unchanged (states are immutable values);
+* percepts: every role gets a frozenset of ground terms for each joint move, the same
+  twice over, and none at all in a game of perfect information; a declared chance
+  role is one of the roles, and goal range and utility speak of the seats;
 * states are hashable, refuse attribute assignment, and round-trip through pickle
   and through their facts (``state_from_facts(facts(s)) == s``);
 * what ``game.info`` declares holds on the states seen (dynamics, utility, maximum
   length, compiled playouts);
 * **threads agree with a serial run**: several threads share the one game object and
-  ask it again for every answer of the serial run, in shuffled orders; any answer
-  that differs (or an exception) is a failure.
+  ask it again for every answer of the serial run (percepts included), in shuffled
+  orders; any answer that differs (or an exception) is a failure.
 
 A failure raises :class:`ApiTestFailure` naming the check, the game and the step.
 """
@@ -32,7 +35,7 @@ from typing import Any
 
 from ggpkit.errors import GgpkitError
 from ggpkit.games.api import Game, GameError, Utility
-from ggpkit.gdl.terms import Term
+from ggpkit.gdl.terms import Term, is_ground
 
 
 class ApiTestFailure(GgpkitError, AssertionError):
@@ -49,6 +52,8 @@ class _Visit:
     goals: tuple[int, ...] | None
     joint: tuple[Term, ...] | None
     after: Hashable | None
+    percepts: tuple[frozenset[Term], ...] | None = None
+    """What each role perceived of ``joint``, in role order."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +90,7 @@ def api_test(
     every answer ``rounds`` times. ``facts_round_trip=False`` skips the facts round
     trip for games that cannot build states from facts (toy games).
     """
+    _check_declared_chance(game)
     rng = random.Random(seed)
     deadline = time.monotonic() + time_budget
     visits: list[_Visit] = []
@@ -152,7 +158,27 @@ def _visit(game: Game[Any], state: Hashable, rng: random.Random, where: str) -> 
         raise _fail(game, f"the joint move {_text(joint)} gave two different states", where)
     if game.facts(state) != before:
         raise _fail(game, f"playing {_text(joint)} changed the state it was played from", where)
-    return _Visit(state, legal, False, None, joint, after)
+    return _Visit(state, legal, False, None, joint, after, _percepts(game, state, joint, where))
+
+
+def _percepts(
+    game: Game[Any], state: Hashable, joint: tuple[Term, ...], where: str
+) -> tuple[frozenset[Term], ...]:
+    """Each role's percepts of ``joint``, checked: sets of ground terms, one per role, the
+    same when asked again, and empty where the game declares perfect information."""
+    seen = game.percepts(state, list(joint))
+    if list(seen) != list(game.roles):
+        raise _fail(game, f"percepts are given for {list(seen)}, not one set per role", where)
+    for role, percepts in seen.items():
+        if type(percepts) is not frozenset or not all(
+            isinstance(p, Term) and is_ground(p) for p in percepts
+        ):
+            raise _fail(game, f"the percepts of {role} are no frozenset of ground terms", where)
+        if percepts and not game.info.imperfect:
+            raise _fail(game, f"{role} has percepts in a game of perfect information", where)
+    if game.percepts(state, list(joint)) != seen:
+        raise _fail(game, f"the joint move {_text(joint)} gave two different percepts", where)
+    return tuple(seen[r] for r in game.roles)
 
 
 def _goals(game: Game[Any], state: Hashable, where: str) -> tuple[int, ...]:
@@ -162,16 +188,30 @@ def _goals(game: Game[Any], state: Hashable, where: str) -> tuple[int, ...]:
         raise _fail(game, f"a terminal state has no proper goals: {e}", where) from None
     if list(goals) != list(game.roles):
         raise _fail(game, f"goals are given for {list(goals)}, not one per role", where)
-    low, high = game.info.goal_range
     for role, value in goals.items():
+        # nature's goal is never scored: the declared range is the seats'
+        low, high = (0, 100) if role == game.info.chance_role else game.info.goal_range
         if type(value) is not int or not 0 <= value <= 100 or not low <= value <= high:
             raise _fail(game, f"goal {value!r} of {role} is outside {low}..{high}", where)
     return tuple(goals[r] for r in game.roles)
 
 
+def _seat_sum(game: Game[Any], goals: Sequence[int]) -> int:
+    """The goals of the seats added up (nature's is never scored)."""
+    return sum(g for r, g in zip(game.roles, goals, strict=True) if r != game.info.chance_role)
+
+
+def _check_declared_chance(game: Game[Any]) -> None:
+    chance = game.info.chance_role
+    if chance is not None and chance not in game.roles:
+        raise _fail(game, f"the declared chance role {chance!r} is no role", "info")
+    if game.seats != tuple(r for r in game.roles if r != chance):
+        raise _fail(game, f"the seats {game.seats} are not the roles but {chance}", "info")
+
+
 def _check_terminal(game: Game[Any], visit: _Visit, steps: int, where: str) -> None:
     assert visit.goals is not None
-    total = sum(visit.goals)
+    total = _seat_sum(game, visit.goals)
     utility = game.info.utility
     if utility is Utility.ZERO_SUM and total != 100:
         raise _fail(game, f"declared zero-sum but the goals {visit.goals} sum to {total}", where)
@@ -181,7 +221,7 @@ def _check_terminal(game: Game[Any], visit: _Visit, steps: int, where: str) -> N
 
 
 def _check_constant_sum(game: Game[Any], visits: Sequence[_Visit]) -> None:
-    sums = {sum(v.goals) for v in visits if v.goals is not None}
+    sums = {_seat_sum(game, v.goals) for v in visits if v.goals is not None}
     if game.info.utility is Utility.CONSTANT_SUM and len(sums) > 1:
         raise _fail(game, f"declared constant-sum but terminal goal sums {sorted(sums)}", "all")
 
@@ -212,8 +252,8 @@ def _check_declared_playouts(game: Game[Any]) -> None:
     low, high = game.info.goal_range
     if stats.playouts != count or len(stats.goal_sums) != len(game.roles):
         raise _fail(game, f"playout_stats gave {stats} for {count} playouts", "initial state")
-    for total in stats.goal_sums:
-        if not count * low <= total <= count * high:
+    for role, total in zip(game.roles, stats.goal_sums, strict=True):
+        if role != game.info.chance_role and not count * low <= total <= count * high:
             raise _fail(game, f"playout goal sum {total} outside the goal range", "initial state")
     limit = game.info.max_length
     if limit is not None and not 0 <= stats.moves <= count * limit:
@@ -259,6 +299,9 @@ def _same_answers(game: Game[Any], visit: _Visit) -> bool:
     if visit.goals is not None:
         return tuple(game.goals(state)[r] for r in game.roles) == visit.goals
     assert visit.joint is not None
+    seen = game.percepts(state, list(visit.joint))
+    if tuple(seen[r] for r in game.roles) != visit.percepts:
+        return False
     return bool(game.next_state(state, list(visit.joint)) == visit.after)
 
 

@@ -4,17 +4,18 @@ The checks follow the GDL specification (Love et al., *General Game Playing: Gam
 Description Language Specification*) as real game managers apply it:
 
 * ``syntax``: the text cannot be read;
-* ``gdl2``: the game uses GDL-II (``sees``, with or without the ``random`` role), which ggpkit
-  does not play (a role named ``random`` alone is an ordinary GDL role);
 * ``missing``: a required relation (``role``, ``legal``, ``goal``, ``terminal``) is absent;
 * ``arity``: a relation used with different numbers of arguments, or a keyword with the
   wrong number;
 * ``keyword``: a keyword where it may not stand (``true``/``does`` as a rule head,
-  ``init``/``next`` inside a body, ``role`` other than as a fact, ``<=`` anywhere but
-  at the top level, ...), a role that is no constant or is declared twice, a number or
+  ``init``/``next``/``sees`` inside a body, ``role`` other than as a fact, ``<=`` anywhere
+  but at the top level, ...), a role that is no constant or is declared twice, a number or
   a string standing as a sentence;
 * ``dependency``: ``init``, ``role``, ``base``, ``input`` depending on ``true`` or ``does``,
-  ``init`` on the state relations, or ``legal``/``goal``/``terminal`` on ``does``;
+  ``init`` on the state relations, ``legal``/``goal``/``terminal`` on ``does``, or a
+  percept (``sees``) on ``next`` or ``init``;
+* ``chance``: GDL-II's nature, the role ``random``, with no ``legal`` rule that can give
+  it a move;
 * ``safety``: a variable of the head, of a negation or of a ``distinct`` that no positive
   literal of the body binds;
 * ``stratification``: recursion through ``not`` (after splitting relations by constant
@@ -23,7 +24,13 @@ Description Language Specification*) as real game managers apply it:
   derivable facts finite);
 * ``goal``: a goal value that is not an integer 0..100;
 * warnings: relations used but never defined (always false), keywords that are legal
-  but unusual in a body.
+  but unusual in a body, a percept for something that is no role.
+
+GDL-II (Thielscher, 2010) is told by ``sees``: ``(sees ?role ?percept)`` is what a role
+perceives after a joint move, computed like ``next`` from the current state and the
+moves, so it stands only as a rule head and never depends on the next state. In GDL-II
+rules the role ``random`` is nature, whose moves are drawn at random; a role named
+``random`` in rules without ``sees`` is an ordinary GDL role (beatMania's).
 
 Every problem carries the source position of the term at fault, so a person can go
 straight to it. ``check_rules`` is the library call; ``ggpkit check`` prints the same.
@@ -38,8 +45,11 @@ from pathlib import Path
 from ggpkit.gdl.game_rules import (
     base_relation,
     body_atoms,
+    can_name,
+    chance_role,
     dependency_graph,
     expand_or,
+    is_role_fact,
     negative_cycles,
     relation,
     stratify_by_constants,
@@ -60,12 +70,12 @@ KEYWORD_ARITY = {
     "terminal": 0,
     "base": 1,
     "input": 2,
+    "sees": 2,
     "distinct": 2,
     "not": 1,
 }
 REQUIRED = ("role", "legal", "goal", "terminal")
 STATE_RELATIONS = frozenset({"true", "does", "next", "legal", "goal", "terminal"})
-GDL2_MESSAGE = "GDL-II (imperfect information/chance) is not supported"
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +151,12 @@ def check_rules(rules: Sequence[Rule], file: str | None = None) -> list[Problem]
     _check_goal_values(rules, report)
     _check_dependencies(rules, report)
     _check_undefined(rules, report)
-    return sorted(report.problems, key=lambda p: (p.pos.line, p.pos.col, p.severity, p.message))
+    return sorted_problems(report.problems)
+
+
+def sorted_problems(problems: Iterable[Problem]) -> list[Problem]:
+    """Problems in the order of the text (as :func:`check_rules` gives them)."""
+    return sorted(problems, key=lambda p: (p.pos.line, p.pos.col, p.severity, p.message))
 
 
 # ---- individual checks ----------------------------------------------------------------
@@ -156,25 +171,32 @@ def _atoms(rule: Rule) -> Iterable[tuple[Term, bool, bool]]:
 
 
 def _check_gdl2(rules: Sequence[Rule], report: _Report) -> None:
-    """GDL-II is told by ``sees``: imperfect information (and chance, by the role ``random``).
+    """GDL-II's own restrictions: nature can move, and percepts go to roles.
 
-    A role named ``random`` alone is no sign of it: in GDL it is an ordinary role, and
-    games such as beatMania use it so (ggp-base plays them as GDL).
+    Where the rules make ``random`` nature, some ``legal`` rule head must be able to name
+    it (the constant itself or a variable): otherwise nature has no move in any state
+    and no match could take a step. A percept whose role is a constant that no
+    ``role`` fact declares is seen by nobody: legal, but probably a misspelling.
     """
-    chance = any(
-        isinstance(rule.head, Func)
-        and rule.head.name == "role"
-        and rule.head.args
-        and isinstance(rule.head.args[0], Const)
-        and rule.head.args[0].name == "random"
-        for rule in rules
-    )
+    chance = chance_role(rules)
+    if chance is not None and not any(can_name(r.head, "legal", chance) for r in rules):
+        declared = next(r for r in rules if is_role_fact(r, chance))
+        report.error(
+            declared.head,
+            "chance",
+            f"the role '{chance}' is nature in GDL-II, but no 'legal' rule can give it a move",
+        )
+    roles = {
+        r.head.args[0].name
+        for r in rules
+        if is_role_fact(r) and isinstance(r.head, Func) and isinstance(r.head.args[0], Const)
+    }
     for rule in rules:
-        for atom, _, _ in _atoms(rule):
-            if relation(atom) == "sees":
-                also = " and the role 'random'" if chance else ""
-                report.error(atom, "gdl2", f"{GDL2_MESSAGE}: the game uses 'sees'{also}")
-                return
+        head = rule.head
+        if isinstance(head, Func) and head.name == "sees" and len(head.args) == 2:
+            who = head.args[0]
+            if isinstance(who, Const) and who.name not in roles:
+                report.warning(who, "undefined", f"a percept for '{who}', which is no role")
 
 
 def _check_keywords(rules: Sequence[Rule], report: _Report) -> None:
@@ -262,6 +284,13 @@ def _check_body_literal(lit: Term, report: _Report) -> None:
         return
     if name in ("init", "next"):
         report.error(lit, "keyword", f"'{name}' may only appear as a rule head, not in a body")
+    elif name == "sees":
+        report.error(
+            lit,
+            "keyword",
+            "'sees' may only appear as a rule head, not in a body: a percept is what the "
+            "rules tell a role, never a condition of them",
+        )
     elif name in ("base", "input"):
         report.warning(lit, "keyword", f"'{name}' in a rule body is unusual")
 
@@ -319,6 +348,14 @@ def _arity_of(atom: Term, first: dict[str, tuple[int, Term]], report: _Report) -
 
 def _check_required(rules: Sequence[Rule], report: _Report) -> None:
     heads = {relation(r.head) for r in rules}
+    if rules and not heads & set(REQUIRED):
+        report.error(
+            Pos(report.file, 1, 1),
+            "missing",
+            "a fragment, not a game: it defines none of 'role', 'legal', 'goal' and "
+            "'terminal' (rules meant to be added to another game's)",
+        )
+        return
     for name in REQUIRED:
         if name not in heads:
             report.error(Pos(report.file, 1, 1), "missing", f"the game defines no '{name}'")
@@ -405,6 +442,7 @@ def _check_dependencies(rules: Sequence[Rule], report: _Report) -> None:
         ("legal", ("does",)),
         ("goal", ("does",)),
         ("terminal", ("does",)),
+        ("sees", ("next", "init")),
     ):
         found = bad(rel, forbidden)
         if found:
@@ -412,7 +450,8 @@ def _check_dependencies(rules: Sequence[Rule], report: _Report) -> None:
             report.error(
                 culprit or first_head.get(rel),
                 "dependency",
-                f"'{rel}' must not depend on {', '.join(repr(f) for f in found)}",
+                f"'{rel}' must not depend on {', '.join(repr(f) for f in found)}"
+                + _DEPENDENCY_WHY.get(rel, ""),
             )
     comps = strongly_connected_components(graph.edges)
     comp_of = {r: i for i, comp in enumerate(comps) for r in comp}
@@ -426,6 +465,11 @@ def _check_dependencies(rules: Sequence[Rule], report: _Report) -> None:
             f"'{body_rel}' depends on '{head}'",
         )
     _check_recursion_restriction(rules, comp_of, report)
+
+
+_DEPENDENCY_WHY = {
+    "sees": " (a percept comes from the current state and the joint move, not the next state)"
+}
 
 
 def _literal_depending_on(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from ggpkit.gdl.kif import GdlLimitError, Rule
@@ -343,3 +343,199 @@ def stratify_by_constants(rules: Sequence[Rule], max_splits: int = 8) -> list[Ru
         if not progress:
             return list(rules)
     return current if not negative_cycles(current) else list(rules)
+
+
+# ---- GDL-II: percepts and nature ----------------------------------------------------------
+
+CHANCE_ROLE = "random"
+"""GDL-II's nature (Thielscher, 2010): the role whose move is drawn uniformly at random
+among its legal moves, never chosen by a player."""
+
+
+def uses_sees(rules: Iterable[Rule]) -> bool:
+    """True for GDL-II rules: some rule speaks of ``sees`` (what a role perceives).
+
+    ``sees`` is what tells GDL-II apart. A role named ``random`` alone is no sign of it:
+    in GDL it is an ordinary role (beatMania has one, and ggp-base seats a player there).
+    """
+    for rule in rules:
+        if relation(rule.head) == "sees":
+            return True
+        for lit in rule.body:
+            if any(relation(atom) == "sees" for atom, _ in body_atoms(lit)):
+                return True
+    return False
+
+
+def is_role_fact(rule: Rule, name: str | None = None) -> bool:
+    """True for a fact ``(role R)`` (of the role ``name`` when given)."""
+    head = rule.head
+    if rule.body or not isinstance(head, Func) or head.name != "role" or len(head.args) != 1:
+        return False
+    return name is None or (isinstance(head.args[0], Const) and head.args[0].name == name)
+
+
+def chance_role(rules: Sequence[Rule]) -> str | None:
+    """:data:`CHANCE_ROLE` where GDL-II rules declare it as a role, else None."""
+    if any(is_role_fact(r, CHANCE_ROLE) for r in rules) and uses_sees(rules):
+        return CHANCE_ROLE
+    return None
+
+
+def can_name(head: Term, rel: str, role: str) -> bool:
+    """True when ``head`` is a ``rel`` atom whose first argument may be ``role`` (the
+    constant itself or a variable)."""
+    if not isinstance(head, Func) or head.name != rel or not head.args:
+        return False
+    first = head.args[0]
+    return isinstance(first, Var) or (isinstance(first, Const) and first.name == role)
+
+
+def with_nature_goal(rules: Sequence[Rule]) -> list[Rule]:
+    """``rules`` with nature's goal fixed at 0, whatever they say of it.
+
+    Why: GDL-II gives nature no goal, but the game contract and every reasoner's
+    playouts ask exactly one goal of every role in a terminal state; some public games
+    give nature none, others one in some states only. Nature is no player, so its goal
+    is never scored: the fact ``(goal random 0)`` replaces the rules' own goals for it,
+    and a goal rule whose head has a variable role is narrowed to the other roles.
+    """
+    chance = chance_role(rules)
+    if chance is None:
+        return list(rules)
+    out = []
+    for rule in rules:
+        head = rule.head
+        if isinstance(head, Func) and can_name(head, "goal", chance):
+            first = head.args[0]
+            if not isinstance(first, Var):
+                continue
+            rule = Rule(head, (*rule.body, Func("distinct", (first, Const(chance)))), rule.pos)
+        out.append(rule)
+    out.append(Rule(Func("goal", (Const(chance), Const("0"))), ()))
+    return out
+
+
+# ---- fresh relation names ------------------------------------------------------------------
+
+
+def symbol_names(rules: Iterable[Rule]) -> set[str]:
+    """Every relation, function and constant name the rules use."""
+    names: set[str] = set()
+    todo: list[Term] = []
+    for rule in rules:
+        todo.append(rule.head)
+        todo.extend(rule.body)
+    while todo:
+        term = todo.pop()
+        if isinstance(term, Const):
+            names.add(term.name)
+        elif isinstance(term, Func):
+            names.add(term.name)
+            todo.extend(term.args)
+    return names
+
+
+def fresh_name(base: str, used: set[str]) -> str:
+    """``base``, primed until no name of ``used`` is it; the name is then added to ``used``.
+
+    Why: a rewrite that introduces a relation must not meet one of the game's own, or it
+    would change what that relation means; checking against the names actually used is
+    the only way to be sure, whatever the game's author chose to call things.
+    """
+    name = base
+    while name in used:
+        name += "'"
+    used.add(name)
+    return name
+
+
+def map_atoms(lit: Term, change: Callable[[Term], Term]) -> Term:
+    """``lit`` with ``change`` applied to each relation atom (through ``not`` and ``or``;
+    a ``distinct`` is a test on terms, never an atom, and stays as it is)."""
+    if isinstance(lit, Func) and lit.name == "not" and len(lit.args) == 1:
+        return Func("not", (map_atoms(lit.args[0], change),), lit.pos)
+    if isinstance(lit, Func) and lit.name == "or":
+        return Func("or", tuple(map_atoms(a, change) for a in lit.args), lit.pos)
+    if isinstance(lit, Func) and lit.name == "distinct":
+        return lit
+    return change(lit)
+
+
+# ---- GDL-II: one goal per role ------------------------------------------------------------
+
+GOAL_COMPLETION_NOTE = (
+    "goals completed (GDL-II): a role's goal is the highest value the rules give it, "
+    "0 where they give none"
+)
+"""The note a game carries when :func:`with_goal_completion` rewrote its rules."""
+
+
+def with_goal_completion(rules: Sequence[Rule]) -> list[Rule]:
+    """GDL-II ``rules`` where every role has exactly one goal in every state.
+
+    Why: the game contract, the match driver and every reasoner's playouts ask one goal
+    of each role in a terminal state, and public GDL-II games often leave a role none
+    (a case the rules forgot) or two (two lines completed at once). GDL-II's matches are
+    played by referees that score what the rules give, so the reading that loses nothing
+    is: the highest value the rules give a role, and 0 where they give none. It is done
+    on the rules, not in one reasoner, so that the prover, the join code and the propnet
+    all agree: the rules' own ``goal`` becomes a fresh relation ``G``, and ``goal`` is
+    defined from it with stratified negation::
+
+        (<= (goal ?r ?v) (G ?r ?v) (not (B ?r ?v)))         ; the highest value
+        (<= (B ?r ?v) (G ?r ?v) (G ?r ?w) (GT ?w ?v))        ; beaten by a higher one
+        (<= (goal ?r 0) (role ?r) (not (A ?r)))              ; none given: 0
+        (<= (A ?r) (G ?r ?v))
+
+    with ``GT`` the facts ``w > v`` over the values the rules can give (0..100 where a
+    goal value is computed). Rules without ``sees`` (GDL) are returned unchanged: a GDL
+    game's goal errors are its own, reported as they are.
+    """
+    if not uses_sees(rules):
+        return list(rules)
+    used = symbol_names(rules)
+    given = fresh_name("goal/given", used)
+    beaten = fresh_name("goal/beaten", used)
+    some = fresh_name("goal/any", used)
+    greater = fresh_name("goal/greater", used)
+
+    def rename(atom: Term) -> Term:
+        if isinstance(atom, Func) and atom.name == "goal" and len(atom.args) == 2:
+            return Func(given, atom.args, atom.pos)
+        return atom
+
+    out: list[Rule] = []
+    values: set[int] = set()
+    computed = False
+    for rule in rules:
+        head = rename(rule.head)
+        if head is not rule.head and isinstance(head, Func):
+            value = head.args[1]
+            if isinstance(value, Const) and value.name.isdigit():
+                values.add(int(value.name))
+            elif not isinstance(value, Const):
+                computed = True
+        out.append(Rule(head, tuple(map_atoms(lit, rename) for lit in rule.body), rule.pos))
+    if computed:
+        values = set(range(101))
+    r, v, w = Var("r"), Var("v"), Var("w")
+    out += [
+        Rule(Func("goal", (r, v)), (Func(given, (r, v)), Func("not", (Func(beaten, (r, v)),)))),
+        Rule(
+            Func(beaten, (r, v)),
+            (Func(given, (r, v)), Func(given, (r, w)), Func(greater, (w, v))),
+        ),
+        Rule(
+            Func("goal", (r, Const("0"))),
+            (Func("role", (r,)), Func("not", (Func(some, (r,)),))),
+        ),
+        Rule(Func(some, (r,)), (Func(given, (r, v)),)),
+    ]
+    ordered = sorted(values)
+    out += [
+        Rule(Func(greater, (Const(str(hi)), Const(str(lo)))), ())
+        for i, lo in enumerate(ordered)
+        for hi in ordered[i + 1 :]
+    ]
+    return out

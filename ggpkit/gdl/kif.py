@@ -2,8 +2,9 @@
 
 Case rules follow the GDL specification as real managers use it: the keywords
 (``role``, ``init``, ``true``, ``does``, ``next``, ``legal``, ``goal``,
-``terminal``, ``distinct``, ``not``, ``or``, ``base``, ``input``, ``<=``) are
-read case-insensitively and stored lower-case; every other symbol keeps its case.
+``terminal``, ``distinct``, ``not``, ``or``, ``base``, ``input``, ``<=``, and GDL-II's
+``sees`` and ``random``) are read case-insensitively and stored lower-case; every other
+symbol keeps its case.
 Comments run from ``;`` to the end of the line.
 
 GDL games have no strings, but KIF does: a string literal ``"..."`` (``\\`` escapes,
@@ -31,7 +32,7 @@ from ggpkit.gdl.terms import Const, Func, Pos, Term, Var, is_number
 KEYWORDS = frozenset(
     {
         "role", "init", "true", "does", "next", "legal", "goal", "terminal",
-        "distinct", "not", "or", "base", "input", "<=",
+        "distinct", "not", "or", "base", "input", "<=", "sees", "random",
     }
 )  # fmt: skip
 

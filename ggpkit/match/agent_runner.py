@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from ggpkit.agents.base import Agent, Limit
 from ggpkit.games.api import Game
+from ggpkit.games.views import RoleView
 from ggpkit.gdl.terms import Term
 from ggpkit.match.remote import PlayerFault
 from ggpkit.reasoning.base import time_limit
@@ -198,6 +199,39 @@ class AgentRunner:
         )
         with contextlib.suppress(Exception):
             await asyncio.wait_for(asyncio.shield(self._busy), remaining)
+
+    async def from_view(
+        self, game: Game[Any], view: RoleView, role: str, seconds: float | None
+    ) -> Term:
+        """The agent's move for its role's ``view`` (a game of imperfect information),
+        unchecked: only the referee, who knows the state, knows which moves are legal,
+        and it judges and replaces the move. PlayerFault when the agent is late or fails.
+        """
+        if seconds is None:
+            await self._wait_idle(float("inf"))
+            self._busy = in_daemon_thread(lambda: self.agent.select(game, view, role, Limit()))
+            return await self._answer(None)
+        deadline = asyncio.get_running_loop().time() + max(seconds, 0.0)
+        if not await self._wait_idle(max(seconds, 0.0)):
+            raise PlayerFault("TO", "the agent was still busy with the previous move")
+        remaining = max(deadline - asyncio.get_running_loop().time(), 0.0)
+        limit = Limit(time=allowance(remaining))
+        self._busy = in_daemon_thread(
+            within_time_limit(remaining, lambda: self.agent.select(game, view, role, limit))
+        )
+        return await self._answer(remaining)
+
+    async def _answer(self, seconds: float | None) -> Term:
+        """The busy agent's move within ``seconds`` (None: however long); PlayerFault."""
+        busy = self._busy
+        assert busy is not None, "no call is running"
+        try:
+            move: Term = await asyncio.wait_for(asyncio.shield(busy), seconds)
+            return move
+        except TimeoutError:
+            raise PlayerFault("TO", "the agent ran past its deadline") from None
+        except Exception as e:
+            raise PlayerFault("CE", f"the agent failed: {type(e).__name__}: {e}") from None
 
     async def _untimed(
         self, game: Game[Any], state: Hashable, role: str, legal: list[Term], fallback: Term

@@ -1,7 +1,9 @@
 """The arena: many matches between agent specs, roles rotated fairly, played in parallel.
 
-Match ``i`` gives role ``j`` to agent ``(i + j) mod n``, so over a multiple of ``n``
-matches every agent plays every role equally often (first-move advantage cancels).
+Match ``i`` gives seat ``j`` to agent ``(i + j) mod n``, so over a multiple of ``n``
+matches every agent plays every seat equally often (first-move advantage cancels).
+The seats are the game's roles but its chance role (GDL-II's ``random``), whose moves
+the match driver draws: ``ggpkit arena GAME SPEC`` plays a one-player game of chance.
 Each match builds fresh agents from their specs with seeds derived from the run's
 seed, the match index and the role, so a run is reproducible given its seed (up to
 the wall clock: time-limited agents search as far as the machine lets them).
@@ -12,8 +14,8 @@ returns a :class:`MatchRecord` with the moves, states and goals. The parent call
 ``on_match_done(record)`` for each finished match as it arrives: the hook through
 which a match store (written elsewhere) can keep every game played.
 
-Scoring: an agent *wins* a match when its goal is strictly the highest of all roles,
-*draws* when it shares the highest goal, and *loses* otherwise; in a one-role game
+Scoring: an agent *wins* a match when its goal is strictly the highest of all seats,
+*draws* when it shares the highest goal, and *loses* otherwise; in a one-seat game
 (a puzzle such as peg) only the goal 100 is a win. The 95% confidence
 interval of an agent's mean goal uses Student's t.
 """
@@ -37,8 +39,9 @@ from ggpkit.games.api import Game, GameError
 from ggpkit.games.registry import load
 from ggpkit.match.clock import UNTIMED_START
 from ggpkit.match.driver import MatchDriver
-from ggpkit.match.players import LocalPlayer
+from ggpkit.match.players import NATURE, LocalPlayer, Player
 from ggpkit.match.records import MatchRecord as GgpRecord
+from ggpkit.match.remote import PlayerFault
 from ggpkit.processes import die_with_parent, usable_cpus
 from ggpkit.search.contract import SimultaneousMovesError
 
@@ -54,8 +57,9 @@ class ArenaError(GgpkitError):
 class MatchRecord:
     """One finished match, as handed to ``on_match_done``.
 
-    ``agents[j]`` is the spec that played ``roles[j]``; ``moves[k]`` is the k-th joint
-    move (role order, canonical text); ``states`` are the game's own state objects
+    ``agents[j]`` is the spec that played ``roles[j]`` (:data:`~ggpkit.match.players.NATURE`
+    at the chance role); ``moves[k]`` is the k-th joint move (role order, canonical
+    text, nature's drawn move included); ``states`` are the game's own state objects
     from the initial one to the terminal one (``game.facts(state)`` gives their facts).
     """
 
@@ -70,6 +74,15 @@ class MatchRecord:
     seconds: float
     errors: tuple[tuple[str, ...], ...] = ()
     """Per joint move, each role's error code (``TO``, ``CE``, ``IL <move>``; ``""``: none)."""
+    chance_role: str | None = None
+    """The role whose moves nature drew, or None."""
+    percepts: tuple[tuple[tuple[str, ...], ...], ...] = ()
+    """Per joint move and role, what the role perceived of it (imperfect information)."""
+
+    @property
+    def seats(self) -> tuple[str, ...]:
+        """The roles the agents played: every role but nature's."""
+        return tuple(r for r in self.roles if r != self.chance_role)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +145,7 @@ def derive_seed(seed: int, *parts: int) -> int:
 
 
 def assignment(match_index: int, n: int) -> list[int]:
-    """Agent slot playing each role in match ``match_index`` (rotation)."""
+    """Agent slot playing each seat in match ``match_index`` (rotation)."""
     return [(match_index + j) % n for j in range(n)]
 
 
@@ -143,18 +156,21 @@ def play_match(
     seed: int,
     limit: Limit,
 ) -> MatchRecord:
-    """Play match ``index`` through the match driver: fresh agents from ``specs`` in rotated roles.
+    """Play match ``index`` through the match driver: fresh agents from ``specs`` in rotated
+    seats (nature's moves drawn by the driver, from the match's seed).
 
     Each move is clocked by ``limit.time`` (None: the agents' own limits only); a late,
     failed or illegal answer is replaced by a random legal move and its code kept in
     ``errors``, exactly as in a refereed match.
     """
-    n = len(game.roles)
-    slots = assignment(index, n)
-    players = [
+    seats = game.seats
+    slots = assignment(index, len(seats))
+    players: list[Player] = [
         LocalPlayer(make_agent(specs[s], seed=derive_seed(seed, index, j)), specs[s], seed)
         for j, s in enumerate(slots)
     ]
+    names = iter(specs[s] for s in slots)
+    agents = [next(names) if role in seats else NATURE for role in game.roles]
     record = GgpRecord(
         match_id=f"arena-{index}",
         game_name=game.name,
@@ -162,20 +178,21 @@ def play_match(
         roles=list(game.roles),
         start_clock=0.0,
         play_clock=limit.time or 0.0,
-        player_names=[specs[s] for s in slots],
+        player_names=agents,
     )
-    driver = MatchDriver(game, record, rng=random.Random(derive_seed(seed, index, n)))
+    rng = random.Random(derive_seed(seed, index, len(game.roles)))
+    driver = MatchDriver(game, record, rng=rng, chance_seed=derive_seed(seed, index, -1))
     states: list[Hashable] = [driver.state]
     started = time.perf_counter()
 
     async def run() -> None:
-        for player, role in zip(players, game.roles, strict=True):
+        for player, role in zip(players, seats, strict=True):
             await player.start(record.match_id, role, game, "", UNTIMED_START, limit.time or 0.0)
         try:
             await driver.run(players, limit.time, lambda step: states.append(step.state), MAX_STEPS)
         finally:
-            for player in players:
-                await player.stop(record.match_id, driver.last, 1.0)
+            for player, role in zip(players, seats, strict=True):
+                await player.stop(record.match_id, driver.told(role), 1.0)
 
     driver.begin()
     asyncio.run(run())
@@ -185,13 +202,15 @@ def play_match(
         index=index,
         game=game.name,
         roles=tuple(game.roles),
-        agents=tuple(specs[s] for s in slots),
+        agents=tuple(agents),
         seed=seed,
         moves=tuple(tuple(m) for m in record.moves),
         states=tuple(states),
         goals=game.goals(driver.state),
         seconds=time.perf_counter() - started,
         errors=tuple(tuple(e) for e in record.errors),
+        chance_role=record.chance_role,
+        percepts=tuple(tuple(tuple(p) for p in step) for step in record.percepts),
     )
 
 
@@ -218,7 +237,7 @@ def _worker(args: tuple[Sequence[str], int, int, Limit]) -> MatchRecord:
         return play_match(_worker_game, specs, index, seed, limit)
     except ArenaError:
         raise
-    except (GameError, SpecError, AgentError, SimultaneousMovesError) as e:
+    except (GameError, SpecError, AgentError, SimultaneousMovesError, PlayerFault) as e:
         raise ArenaError(str(e)) from None
 
 
@@ -259,7 +278,7 @@ def summarize(specs: Sequence[str], records: Sequence[MatchRecord]) -> tuple[Age
     goals: list[list[int]] = [[] for _ in range(n)]
     wdl = [[0, 0, 0] for _ in range(n)]
     for rec in records:
-        values = [rec.goals[r] for r in rec.roles]
+        values = [rec.goals[r] for r in rec.seats]
         top = max(values)
         for j, slot in enumerate(assignment(rec.index, n)):
             goals[slot].append(values[j])
@@ -298,16 +317,20 @@ def run_arena(
 ) -> ArenaResult:
     """Play ``matches`` matches of ``game`` (a registered name, a path, or a Game) between specs.
 
-    ``specs`` gives one agent per role; ``time_limit`` is each move's time in seconds
+    ``specs`` gives one agent per seat (every role but nature's: ``game.seats``);
+    ``time_limit`` is each move's time in seconds
     (on top of the specs' own limits); ``jobs`` worker processes (default: the cores);
     ``on_match_done`` sees every finished match; ``progress(done, total)`` follows along.
     """
     loaded = load(game) if isinstance(game, str) else game
-    if len(specs) != len(loaded.roles):
+    seats = loaded.seats
+    if len(specs) != len(seats):
+        what = "role" if seats == loaded.roles else "seat"
+        but = "" if seats == loaded.roles else f", every role but {loaded.info.chance_role}"
         raise ArenaError(
-            f"{loaded.name} has {len(loaded.roles)} role{'' if len(loaded.roles) == 1 else 's'} "
-            f"({', '.join(loaded.roles)}): "
-            f"give {len(loaded.roles)} agent{'' if len(loaded.roles) == 1 else 's'}, "
+            f"{loaded.name} has {len(seats)} {what}{'' if len(seats) == 1 else 's'} "
+            f"({', '.join(seats)}{but}): "
+            f"give {len(seats)} agent{'' if len(seats) == 1 else 's'}, "
             f"got {len(specs)}"
         )
     if matches < 1:

@@ -14,6 +14,17 @@ everywhere:
 4. the step (joint move, errors, new state) goes to the match record and its
    recorder, and the goals when the match ends.
 
+In a game of chance no player takes the chance role (``game.info.chance_role``,
+GDL-II's ``random``): players are given for the seats (or for every role, the chance
+role's never asked), and the driver draws nature's move uniformly among its legal
+moves, from a seed of the match's own (``chance_seed``, else drawn from ``rng``) and
+the step's number, so a match's draws are the same whoever drives which step. In a
+game of imperfect information (``game.info.imperfect``) every step also records what
+each role perceived (``game.percepts``), and a player is never shown the state: where
+a player of a game of perfect information is given the state and the last joint move,
+it is given its role's :class:`~ggpkit.games.views.RoleView` (its own moves as played
+and its percepts) for both.
+
 People are not replaced: a person's input is checked before it becomes an answer
 (the terminal asks again; the web app answers 400), which :meth:`MatchDriver.joint_for`
 does for an interface that collects a person's move itself.
@@ -30,8 +41,10 @@ from typing import Any
 
 from ggpkit.agents.base import QuitGame
 from ggpkit.games.api import Game, IllegalMoveError, MoveError, MoveLike
-from ggpkit.gdl.terms import Term, facts_text
-from ggpkit.match.players import Player
+from ggpkit.games.views import RoleView, views_of_line
+from ggpkit.gdl.kif import parse_term, parse_terms
+from ggpkit.gdl.terms import Term, facts_text, split_facts_text
+from ggpkit.match.players import Nature, Player, Told, seat_players
 from ggpkit.match.recorder import MatchRecorder, NullRecorder
 from ggpkit.match.records import MatchRecord
 from ggpkit.match.remote import PlayerFault
@@ -80,6 +93,7 @@ class MatchDriver:
         recorder: MatchRecorder | None = None,
         rng: random.Random | None = None,
         state: Hashable | None = None,
+        chance_seed: int | None = None,
     ) -> None:
         self.game = game
         self.record = record
@@ -87,6 +101,47 @@ class MatchDriver:
         self.rng = rng or random.Random()
         self.state: Hashable = game.initial_state() if state is None else state
         self.last: tuple[Term, ...] | None = None
+        self.chance_role = game.info.chance_role
+        self.imperfect = game.info.imperfect
+        if chance_seed is None and self.chance_role is not None:
+            chance_seed = self.rng.getrandbits(63)
+        self.chance_seed = chance_seed
+        """Where nature's draws come from (with each step's number); None without chance."""
+        self.views = self._views_so_far()
+        """Each seat's view of the match so far, in a game of imperfect information."""
+
+    def _views_so_far(self) -> dict[str, RoleView]:
+        """Each role's view of the record's joint moves, for a driver that takes a match
+        over midway (the web app makes one for each step); empty in perfect information.
+
+        The percepts are read back from the record; where it has none (kept by a store
+        that does not keep them), found again by playing its moves from its first state,
+        and written in it.
+        """
+        record, game = self.record, self.game
+        if not self.imperfect:
+            return {}
+        joints = [[parse_term(m) for m in moves] for moves in record.moves]
+        if len(record.percepts) == record.steps:
+            seen = [
+                {r: frozenset(parse_term(p) for p in step[i]) for i, r in enumerate(game.roles)}
+                for step in record.percepts
+            ]
+        else:
+            seen = self._replay_percepts(joints)
+        return views_of_line(game.roles, joints, seen)
+
+    def _replay_percepts(self, joints: list[list[Term]]) -> list[dict[str, frozenset[Term]]]:
+        """The percepts of the record's joint moves, found by playing them (and recorded)."""
+        record, game = self.record, self.game
+        seen: list[dict[str, frozenset[Term]]] = []
+        if joints:
+            state = game.state_from_facts(parse_terms(split_facts_text(record.states[0])))
+            for joint in joints:
+                seen.append(game.percepts(state, joint))
+                state = game.next_state(state, joint)
+        record.percepts = [[sorted(str(p) for p in step[r]) for r in game.roles] for step in seen]
+        return seen
 
     @property
     def finished(self) -> bool:
@@ -94,15 +149,36 @@ class MatchDriver:
 
     def begin(self) -> None:
         """Record the initial state and report the match as started."""
+        self.record.chance_role = self.chance_role
         self.record.add_state(facts_text(self.game.facts(self.state)))
         self.recorder.match_started(self.record)
         self._finish_if_over()
 
     def choosers(self) -> list[str]:
-        """The roles with a real choice now (more than one legal move)."""
+        """The seats with a real choice now (more than one legal move): nature is not asked."""
         if self.finished:
             return []
-        return [r for r in self.game.roles if len(self.game.legal_moves(self.state, r)) > 1]
+        return [r for r in self.game.seats if len(self.game.legal_moves(self.state, r)) > 1]
+
+    def view(self, role: str) -> RoleView:
+        """What ``role`` knows of the match so far: its moves and percepts (GDL-II)."""
+        self.game.role_index(role)
+        return self.views.get(role, RoleView(role))
+
+    def told(self, role: str) -> Told:
+        """What ``role``'s player is told of the last step: the joint move in a game of
+        perfect information, its view in one of imperfect information."""
+        return self.view(role) if self.imperfect else self.last
+
+    def shown(self, role: str) -> Hashable:
+        """What ``role``'s player is shown to choose from: the state, or in a game of
+        imperfect information its view (never the state)."""
+        return self.view(role) if self.imperfect else self.state
+
+    def draw_chance(self, legal: Sequence[Term]) -> Term:
+        """Nature's move now: uniform among ``legal``, from the chance seed and this step's
+        number (the same draw whichever driver plays the step)."""
+        return random.Random(f"{self.chance_seed}:{self.record.steps}").choice(list(legal))
 
     # ---- asking players -----------------------------------------------------------------
 
@@ -132,15 +208,24 @@ class MatchDriver:
     async def ask(
         self, players: Sequence[Player], clock: float | None, match_id: str
     ) -> tuple[list[Term], list[str]]:
-        """Every role's move for this step (faulty answers replaced) and its error code."""
+        """Every role's move for this step (faulty answers replaced) and its error code.
+
+        ``players``: one per seat, or one per role (see :func:`seat_players`); whoever
+        stands at the chance role is never called.
+        """
         game, state = self.game, self.state
+        nature = Nature()
+        seated = [
+            nature if role == self.chance_role else player
+            for role, player in zip(game.roles, seat_players(game, players, nature), strict=True)
+        ]
         # Off the event loop: on a large game the rules alone can take a while.
         legal = await asyncio.to_thread(lambda: [game.legal_moves(state, r) for r in game.roles])
         calls = [
-            p.play(match_id, self.last, state, clock)
-            if len(moves) > 1
-            else p.observe(match_id, self.last, state, clock)
-            for p, moves in zip(players, legal, strict=True)
+            p.play(match_id, self.told(role), self.shown(role), clock)
+            if len(moves) > 1 and role != self.chance_role
+            else p.observe(match_id, self.told(role), self.shown(role), clock)
+            for p, role, moves in zip(seated, game.roles, legal, strict=True)
         ]
         results = await asyncio.gather(*calls, return_exceptions=True)
         joint: list[Term] = []
@@ -148,8 +233,8 @@ class MatchDriver:
         for role, moves, result in zip(game.roles, legal, results, strict=True):
             if isinstance(result, BaseException) and _is_interrupt(result):
                 raise result
-            if len(moves) == 1:
-                joint.append(moves[0])
+            if len(moves) == 1 or role == self.chance_role:
+                joint.append(moves[0] if len(moves) == 1 else self.draw_chance(moves))
                 errors.append("")
                 continue
             move, error = self._judge(role, moves, result)
@@ -176,7 +261,8 @@ class MatchDriver:
 
         For interfaces that collect a person's move themselves: raises ``MoveError``
         with the reason for a move that is not legal, and ``IllegalMoveError`` when
-        another role also has a choice now (its move must be asked for, not assumed).
+        another seat also has a choice now (its move must be asked for, not assumed).
+        Nature's move is drawn.
         """
         chosen = self.game.check_move(self.state, role, move)
         joint: list[Term] = []
@@ -185,6 +271,9 @@ class MatchDriver:
                 joint.append(chosen)
                 continue
             legal = self.game.legal_moves(self.state, other)
+            if other == self.chance_role:
+                joint.append(self.draw_chance(legal))
+                continue
             if len(legal) != 1:
                 raise IllegalMoveError(move, role, f"{other} also chooses a move now")
             joint.append(legal[0])
@@ -194,11 +283,18 @@ class MatchDriver:
 
     def commit(self, joint: Sequence[Term], errors: Sequence[str]) -> StepResult:
         """Play a joint move of legal moves and record the step (and the end of the match)."""
-        after = self.game.next_state(self.state, list(joint))
+        game = self.game
+        seen = game.percepts(self.state, list(joint)) if self.imperfect else None
+        after = game.next_state(self.state, list(joint))
         self.state = after
         self.last = tuple(joint)
+        percepts = None
+        if seen is not None:
+            for role, move in zip(game.roles, joint, strict=True):
+                self.views[role] = self.view(role).then(move, seen[role])
+            percepts = [[str(p) for p in seen[r]] for r in game.roles]
         self.record.add_step(
-            [str(m) for m in joint], list(errors), facts_text(self.game.facts(after))
+            [str(m) for m in joint], list(errors), facts_text(game.facts(after)), None, percepts
         )
         self.recorder.step_played(self.record)
         self._finish_if_over()

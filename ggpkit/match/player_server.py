@@ -27,6 +27,19 @@ Peers may be hostile or broken, so:
   ended as aborted, so the player is free for the next one;
 - the player's record of a match has its own id (the manager's id, the player's
   name and a random tag): it never replaces another record in a shared store.
+
+A GDL-II game (``game.info.imperfect``: its rules use ``sees``) is played from the role's
+view alone (:class:`~ggpkit.games.views.RoleView`): each GDL-II PLAY and STOP adds the
+player's own move as played and its percepts, the agent (wrapped by
+:func:`~ggpkit.agents.hidden.for_imperfect_information` unless it plays from views) is
+asked with the view, and the server never computes a true state. Its fallback, when
+the agent is late or fails, is a move legal in a state sampled from the information set
+(:func:`~ggpkit.games.information.sample_history`). A GDL-II game spoken to in GDL's
+messages (a joint move, which a GDL-II player must never be shown), or a GDL game in
+GDL-II's, is refused with a clear error (HTTP 400) and the match ended. The player's
+record of a GDL-II match holds only what it knew: the initial state, its own moves
+and percepts; the other roles' moves and percepts and the later states are left empty
+(:data:`~ggpkit.match.records.UNKNOWN_STATE`), and no goals.
 """
 
 from __future__ import annotations
@@ -55,11 +68,14 @@ from starlette.routing import Route
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ggpkit.agents.base import Agent
+from ggpkit.agents.hidden import for_imperfect_information
 from ggpkit.errors import GgpkitError
 from ggpkit.games.api import Game, GameError
 from ggpkit.games.gdl.game import GdlGame
 from ggpkit.games.gdl.pending_propnet import PendingPropnet
-from ggpkit.gdl.terms import facts_text
+from ggpkit.games.information import History, sample_history
+from ggpkit.games.views import RoleView
+from ggpkit.gdl.terms import Term, facts_text
 from ggpkit.match.agent_runner import AgentRunner, in_daemon_thread, within_time_limit
 from ggpkit.match.clock import safety_margin
 from ggpkit.match.protocol import (
@@ -67,15 +83,22 @@ from ggpkit.match.protocol import (
     Info,
     Message,
     Play,
+    PlayII,
     Preview,
     ProtocolError,
     Start,
     Stop,
+    StopII,
     format_info_reply,
+    format_play,
+    format_play_ii,
+    format_stop,
+    format_stop_ii,
     parse_message,
 )
 from ggpkit.match.recorder import MatchRecorder, NullRecorder
-from ggpkit.match.records import MatchRecord
+from ggpkit.match.records import UNKNOWN_STATE, MatchRecord
+from ggpkit.match.remote import PlayerFault
 
 log = logging.getLogger("ggpkit.player")
 
@@ -106,6 +129,8 @@ agent then restarts on the propnet in a whole play clock); after that it takes h
 of a clock with a choice."""
 RECOGNITION_SECONDS = 5.0
 """Most a START spends checking a native engine against the rules' GDL engine."""
+FALLBACK_BUDGET = 2_000
+"""Expanded steps the fallback of a GDL-II move may spend sampling a history of the view."""
 
 _HEAD = re.compile(r"\s*\(\s*([A-Za-z]+)(?:\s+([^\s()]+))?")
 
@@ -230,6 +255,11 @@ class _Match:
     """Moves a ready late propnet has waited for (see :data:`SWITCH_DEFER_LIMIT`)."""
     watcher: asyncio.Task[None] | None = None
     """The task that ends the match after too long a silence."""
+    view: RoleView | None = None
+    """The role's view in a GDL-II match (None in a GDL one); ``state`` is then that view,
+    never a true state, which the player does not know."""
+    line: History | None = None
+    """The last history sampled for the fallback move of a GDL-II match (extended each turn)."""
 
 
 class PlayerService:
@@ -293,9 +323,36 @@ class PlayerService:
         async with self._lock:
             if isinstance(message, Start):
                 return await self._start(message, arrived)
+            await self._refuse_other_dialect(message)
             if isinstance(message, Play):
                 return await self._play(message, arrived)
+            if isinstance(message, PlayII):
+                return await self._play_ii(message, arrived)
+            if isinstance(message, StopII):
+                return await self._stop_ii(message)
             return await self._stop(message)
+
+    async def _refuse_other_dialect(self, message: Play | Stop | PlayII | StopII) -> None:
+        """End the current match and raise ProtocolError when ``message`` is in the other
+        dialect than its game: GDL's joint move for a GDL-II game (playing on would show
+        the player what it must not know, and leave its view a step short), GDL-II's
+        view for a GDL game (the other roles' moves are missing)."""
+        match = self.current
+        if match is None or match.match_id != message.match_id:
+            return
+        gdl2 = isinstance(message, PlayII | StopII)
+        if gdl2 == (match.view is not None):
+            return
+        if gdl2:
+            reason = (f"match {match.match_id} is a GDL game, but the manager sent GDL-II's "
+                      "message (turn, own move, percepts); GDL needs the joint move")  # fmt: skip
+        else:
+            reason = (f"match {match.match_id} is a GDL-II game (its rules use sees): PLAY "
+                      "and STOP must be (PLAY <matchid> <turn> <lastmove> <percepts>), not "
+                      "GDL's joint move")  # fmt: skip
+        log.warning("%s; the match is ended", reason)
+        await self._end(match, aborted=True)
+        raise ProtocolError(_message_text(message), reason)
 
     # ---- messages -------------------------------------------------------------------------
 
@@ -313,7 +370,10 @@ class PlayerService:
             return "busy"
         log.info("START %s: %s plays %s, %.1f s after START", msg.match_id,
                  type(game).__name__, msg.role, loop.time() - arrived)  # fmt: skip
-        runner = AgentRunner(self.agent_factory(), random.Random(self.rng.random()))
+        agent = self.agent_factory()
+        if game.info.imperfect and not agent.plays_from_views:
+            agent = for_imperfect_information(agent)  # as LocalPlayer does
+        runner = AgentRunner(agent, random.Random(self.rng.random()))
         problem = await runner.start(game, msg.role, deadline - loop.time())
         if problem:
             log.warning("START %s: %s", msg.match_id, problem)
@@ -321,6 +381,8 @@ class PlayerService:
         record = await in_daemon_thread(lambda: self._new_record(msg, game))
         match = _Match(msg.match_id, msg.role, game, game.initial_state(), runner,
                        msg.play_clock, record, heard=arrived + msg.start_clock)  # fmt: skip
+        if game.info.imperfect:  # played from the view: no true state is ever kept
+            match.view = match.state = RoleView(msg.role)
         self.current = match
         self._record(self.recorder.match_started, record)
         match.watcher = asyncio.create_task(self._end_when_silent(match))
@@ -360,8 +422,9 @@ class PlayerService:
             player_names=[self.name if r == msg.role else "" for r in game.roles],
             is_human=[False for _ in game.roles],
             source="player",
+            chance_role=game.info.chance_role,
         )
-        record.add_state(facts_text(game.facts(game.initial_state())))
+        record.add_state(facts_text(game.facts(game.initial_state())))  # known to every role
         return record
 
     async def _end_when_silent(self, match: _Match) -> None:
@@ -430,8 +493,11 @@ class PlayerService:
             return
         loop = asyncio.get_running_loop()
         old, state = match.game, match.state
-        state = await in_daemon_thread(lambda: twin.state_from_facts(old.facts(state)))
-        free = len(await in_daemon_thread(lambda: twin.legal_moves(state, match.role))) == 1
+        if match.view is None:
+            state = await in_daemon_thread(lambda: twin.state_from_facts(old.facts(state)))
+            free = len(await in_daemon_thread(lambda: twin.legal_moves(state, match.role))) == 1
+        else:  # a view holds for any engine of the rules; whether a move is forced is unknown
+            match.line, free = None, False
         if not free and match.deferred < SWITCH_DEFER_LIMIT:
             match.deferred += 1
             return
@@ -466,6 +532,85 @@ class PlayerService:
         await self._end(match, aborted=not completed)
         return "done"
 
+    # ---- GDL-II: playing from the view ------------------------------------------------------
+
+    async def _play_ii(self, msg: PlayII, arrived: float) -> str:
+        """The agent's move for the role's view after this message's move and percepts;
+        when it is late or fails, a move legal in a state the view allows."""
+        match = self.current
+        if match is None or match.match_id != msg.match_id:
+            return "busy"
+        match.heard = arrived
+        loop = asyncio.get_running_loop()
+        deadline = arrived + match.play_clock - safety_margin(match.play_clock)
+        view = self._see(match, msg)
+        await self._take_late_propnet(match, deadline)
+        game = match.game
+        fallback = in_daemon_thread(
+            within_time_limit(
+                match.play_clock,
+                partial(_sampled_move, match, game, view, random.Random(self.rng.random())),
+            )
+        )
+        try:
+            return str(await match.runner.from_view(game, view, match.role,
+                                                     deadline - loop.time()))  # fmt: skip
+        except PlayerFault as e:
+            log.warning("match %s: %s; playing a move of a sampled state", match.match_id, e)
+        try:
+            wait = max(deadline - loop.time(), 0.05)
+            move = await asyncio.wait_for(asyncio.shield(fallback), wait)
+        except Exception as e:  # no sample in time (or the rules failed): a blind guess
+            log.warning("match %s: no state sampled for the fallback: %s", match.match_id, e)
+            move = None
+        return str(move if move is not None else _blind_move(match, game, view))
+
+    def _see(self, match: _Match, msg: PlayII | StopII) -> RoleView:
+        """The match's view with ``msg``'s move and percepts added (and recorded).
+
+        ProtocolError when the message's turn does not follow the view's: a step the
+        player was not told of cannot be made up, and a view without it is wrong.
+        """
+        view = match.view
+        assert view is not None, "a GDL-II message for a GDL-II match"
+        expected = 0 if msg.turn == 0 else view.turn + 1
+        if msg.turn != expected or (msg.turn == 0 and view.turn != 0):
+            raise ProtocolError(
+                _message_text(msg),
+                f"turn {msg.turn} does not follow the {view.turn} joint moves seen so far",
+            )
+        if msg.move is None or msg.percepts is None:
+            return view
+        view = view.then(msg.move, frozenset(msg.percepts))
+        match.view = match.state = view
+        roles, role = match.game.roles, match.role
+        seen = sorted(str(p) for p in msg.percepts)
+        match.record.add_step(
+            [str(msg.move) if r == role else "" for r in roles],
+            ["" for _ in roles],
+            UNKNOWN_STATE,
+            None,
+            [seen if r == role else [] for r in roles],
+        )
+        self._record(self.recorder.step_played, match.record)
+        return view
+
+    async def _stop_ii(self, msg: StopII) -> str:
+        """The match is over: the last step goes into the view and the record, which keeps
+        no goals (they are the true state's, which the player does not know)."""
+        match = self.current
+        if match is None or match.match_id != msg.match_id:
+            return "busy"
+        try:
+            self._see(match, msg)
+        except ProtocolError as e:
+            log.warning("match %s: %s", match.match_id, e.reason)
+            await self._end(match, aborted=True)
+            raise
+        match.record.is_completed = True
+        await self._end(match, aborted=False)
+        return "done"
+
     async def _abort(self, msg: Abort) -> str:
         match = self.current
         if match is None or match.match_id != msg.match_id:
@@ -491,6 +636,36 @@ class PlayerService:
             method(record)
         except Exception as e:
             log.error("recording match %s failed: %s", record.match_id, e)
+
+
+def _message_text(message: Play | Stop | PlayII | StopII) -> str:
+    """A PLAY or STOP printed back (for the errors that name the message)."""
+    if isinstance(message, Play | Stop):
+        fmt = format_play if isinstance(message, Play) else format_stop
+        return fmt(message.match_id, message.moves)
+    fmt_ii = format_play_ii if isinstance(message, PlayII) else format_stop_ii
+    return fmt_ii(message.match_id, message.turn, message.move, message.percepts)
+
+
+def _sampled_move(
+    match: _Match, game: Game[Any], view: RoleView, rng: random.Random
+) -> Term | None:
+    """A move legal in a state ``view`` allows: the last state of a history sampled by
+    extending the one of the last turn; None when the budget found none."""
+    line = sample_history(game, view, rng, FALLBACK_BUDGET, start=match.line)
+    if line is None:
+        return None
+    if match.game is game:
+        match.line = line
+    return rng.choice(game.legal_moves(line[-1], match.role))
+
+
+def _blind_move(match: _Match, game: Game[Any], view: RoleView) -> Term:
+    """The last resort of a GDL-II turn without any sampled state: at turn 0 a move legal
+    in the initial state (the one state the role may be in), later its last move again."""
+    if view.last_move is not None:
+        return view.last_move
+    return game.legal_moves(game.initial_state(), match.role)[0]
 
 
 async def _warm_up(game: Game[Any], seconds: float) -> None:

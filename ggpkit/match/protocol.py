@@ -5,6 +5,14 @@ arrive in any case, so keywords are matched case-insensitively; everything else
 (match ids, role names, rules, moves) keeps its case because managers scramble
 symbol names and a player must echo them back exactly.
 
+GDL-II games (rules with ``sees``) are played with two other forms of PLAY and STOP,
+as the Dresden GameController sends them: ``(PLAY <matchid> <turn> <lastmove>
+<percepts>)``, where ``<turn>`` counts the joint moves played so far, ``<lastmove>`` is
+the player's own move in the last one as it was played and ``<percepts>`` what the
+player perceived of it; at turn 0 both are ``NIL``, later an empty set of percepts is
+``()``. The two forms are told apart by their number of arguments (:class:`PlayII`,
+:class:`StopII`); a player never learns the other roles' moves from them.
+
 The rules inside ``START``/``PREVIEW`` are a list of sentences, not a term (their
 head is a list), so this module reads messages with its own small S-expression
 reader that remembers the source span of every node; rules are passed on as the
@@ -127,13 +135,38 @@ class Stop:
 
 
 @dataclass(frozen=True, slots=True)
+class PlayII:
+    """GDL-II's ``(PLAY <matchid> <turn> <lastmove> <percepts>)``.
+
+    ``turn`` is the number of joint moves played so far; ``move`` the player's own move
+    in the last of them, as played (None at turn 0); ``percepts`` what the player
+    perceived of that joint move (None at turn 0, else a possibly empty tuple).
+    """
+
+    match_id: str
+    turn: int
+    move: Term | None
+    percepts: tuple[Term, ...] | None
+
+
+@dataclass(frozen=True, slots=True)
+class StopII:
+    """GDL-II's ``(STOP <matchid> <turn> <lastmove> <percepts>)``: the last step's view."""
+
+    match_id: str
+    turn: int
+    move: Term | None
+    percepts: tuple[Term, ...] | None
+
+
+@dataclass(frozen=True, slots=True)
 class Abort:
     """``(ABORT <matchid>)``: the match ends now, without a result."""
 
     match_id: str
 
 
-Message = Info | Preview | Start | Play | Stop | Abort
+Message = Info | Preview | Start | Play | Stop | PlayII | StopII | Abort
 
 
 def _atom(node: Node, text: str, what: str) -> str:
@@ -172,6 +205,68 @@ def _need(args: Sequence[Node], count: int, text: str, keyword: str) -> None:
         raise ProtocolError(text, f"{keyword} needs {count} arguments, found {len(args)}")
 
 
+def _term(node: Node, text: str, what: str) -> Term:
+    try:
+        return parse_term(node.text(text))
+    except GdlSyntaxError as e:
+        raise ProtocolError(text, f"{what} is not a GDL term ({e.message})") from None
+
+
+def _is_nil(node: Node) -> bool:
+    return node.atom is not None and node.atom.lower() == "nil"
+
+
+def _turn(node: Node, text: str) -> int:
+    value = _atom(node, text, "the turn")
+    if not (value.isascii() and value.isdigit()):
+        raise ProtocolError(text, f"the turn must be a count of joint moves, found {value!r}")
+    return int(value)
+
+
+def _percepts(node: Node, text: str) -> tuple[Term, ...]:
+    """A list of percepts; ``NIL`` is read as the empty list (``()`` is what is sent)."""
+    if _is_nil(node):
+        return ()
+    if node.children is None:
+        raise ProtocolError(text, f"the percepts must be a list, found {node.atom!r}")
+    return tuple(_term(child, text, "a percept") for child in node.children)
+
+
+def _seen(
+    turn: int, move: Node, percepts: Node, text: str
+) -> tuple[Term | None, tuple[Term, ...] | None]:
+    """LASTMOVE and PERCEPTS of a GDL-II message: both NIL at turn 0, both given after."""
+    if turn == 0:
+        if not _is_nil(move) or not (_is_nil(percepts) or percepts.children == ()):
+            raise ProtocolError(text, "at turn 0 the last move and the percepts must be NIL")
+        return None, None
+    if _is_nil(move):
+        raise ProtocolError(text, f"at turn {turn} the last move must be a move, found NIL")
+    return _term(move, text, "the last move"), _percepts(percepts, text)
+
+
+def _play_or_stop(keyword: str, args: Sequence[Node], text: str) -> Message:
+    """PLAY or STOP in either form, told apart by arity: GDL's ``<matchid> <moves>`` or
+    GDL-II's ``<matchid> <turn> <lastmove> <percepts>``; any other arity is an error
+    (a GDL-II message cut short must not be read as a GDL one)."""
+    name = keyword.upper()
+    if len(args) not in (2, 4):
+        raise ProtocolError(
+            text,
+            f"{name} takes 2 arguments (GDL: match id, joint move) or 4 (GDL-II: match id, "
+            f"turn, last move, percepts), found {len(args)}",
+        )
+    match_id = _atom(args[0], text, "the match id")
+    if len(args) == 2:
+        moves = _moves(args[1], text)
+        return Play(match_id, moves) if keyword == "play" else Stop(match_id, moves)
+    turn = _turn(args[1], text)
+    move, percepts = _seen(turn, args[2], args[3], text)
+    if keyword == "play":
+        return PlayII(match_id, turn, move, percepts)
+    return StopII(match_id, turn, move, percepts)
+
+
 def parse_message(text: str) -> Message:
     """Read one manager -> player message; keywords in any case, extra arguments ignored."""
     root = read_sexpr(text)
@@ -194,10 +289,7 @@ def parse_message(text: str) -> Message:
             play_clock=_clock(args[4], text, "the play clock"),
         )
     if keyword in ("play", "stop"):
-        _need(args, 2, text, keyword.upper())
-        match_id = _atom(args[0], text, "the match id")
-        moves = _moves(args[1], text)
-        return Play(match_id, moves) if keyword == "play" else Stop(match_id, moves)
+        return _play_or_stop(keyword, args, text)
     if keyword == "abort":
         _need(args, 1, text, "ABORT")
         return Abort(_atom(args[0], text, "the match id"))
@@ -249,6 +341,31 @@ def format_play(match_id: str, moves: Sequence[Term | str] | None) -> str:
 
 def format_stop(match_id: str, moves: Sequence[Term | str] | None) -> str:
     return f"(STOP {match_id} {_moves_text(moves)})"
+
+
+def _seen_text(turn: int, move: Term | str | None, percepts: Sequence[Term | str] | None) -> str:
+    if turn < 0:
+        raise ValueError(f"a turn counts joint moves: {turn} is negative")
+    if turn == 0:
+        return "0 NIL NIL"
+    if move is None or percepts is None:
+        raise ValueError(f"turn {turn} needs the last move and the percepts")
+    return f"{turn} {move} (" + " ".join(str(p) for p in percepts) + ")"
+
+
+def format_play_ii(
+    match_id: str, turn: int, move: Term | str | None, percepts: Sequence[Term | str] | None
+) -> str:
+    """GDL-II's PLAY, as the GameController prints it: ``(PLAY m 0 NIL NIL)`` at turn 0,
+    then ``(PLAY m 3 <move> (<percepts>))`` with ``()`` for no percepts."""
+    return f"(PLAY {match_id} {_seen_text(turn, move, percepts)})"
+
+
+def format_stop_ii(
+    match_id: str, turn: int, move: Term | str | None, percepts: Sequence[Term | str] | None
+) -> str:
+    """GDL-II's STOP: the turn, the last move and the percepts of the final joint move."""
+    return f"(STOP {match_id} {_seen_text(turn, move, percepts)})"
 
 
 def format_abort(match_id: str) -> str:

@@ -10,6 +10,17 @@ the role names as ``gameRoleNames``, which makes a record self-contained. A
 ggp-base record can still be read when its rules are given separately.
 
 ``previewClock`` is ``-1`` when the match had no preview, as ggp-base writes it.
+
+A game of imperfect information (GDL-II) adds two keys of ggpkit's own, both left out
+of other records so that every older record still reads: ``ggpkitPercepts``, per
+joint move and role, what the role perceived of it (the texts of its percepts,
+sorted), and ``ggpkitChanceRole``, the role whose moves nature drew (its moves stand
+in ``moves`` like any other role's). A referee's ``states`` hold the true states.
+
+A player server's record of a GDL-II match (``ggpkitSource`` ``player``) holds only what
+the player knew: the initial state, and per joint move its own move and percepts; the
+other roles' moves are ``""``, their percepts empty, every later state is
+:data:`UNKNOWN_STATE`, and a completed match has no goal values.
 """
 
 from __future__ import annotations
@@ -30,6 +41,10 @@ class RecordError(GgpkitError, ValueError):
 class MissingRulesError(RecordError):
     """A record without ``gameRulesheet`` (every ggp-base record) and no rules given for it."""
 
+
+UNKNOWN_STATE = ""
+"""The state text of a step whose state the record's writer does not know (a player's
+record of a GDL-II match): not a fact list, so it is never read as the empty state."""
 
 NO_PREVIEW = -1.0
 """The preview clock of a match without a preview, as ggp-base records it."""
@@ -71,6 +86,11 @@ class MatchRecord:
     is_aborted: bool = False
     source: str = "referee"
     """Who wrote the record: ``referee``, ``arena`` or ``player`` (a player server's view)."""
+    percepts: list[list[list[str]]] = field(default_factory=list)
+    """Per joint move and role (role order), the texts of what the role perceived of it,
+    sorted; empty for a game of perfect information."""
+    chance_role: str | None = None
+    """The role whose moves nature drew (GDL-II's ``random``), or None."""
 
     @property
     def steps(self) -> int:
@@ -83,11 +103,25 @@ class MatchRecord:
         self.state_times.append(now_ms() if at_ms is None else at_ms)
 
     def add_step(
-        self, moves: list[str], errors: list[str], state_text: str, at_ms: int | None = None
+        self,
+        moves: list[str],
+        errors: list[str],
+        state_text: str,
+        at_ms: int | None = None,
+        percepts: list[list[str]] | None = None,
     ) -> None:
-        """Append one joint move, its errors per role and the state it led to."""
+        """Append one joint move, its errors per role and the state it led to, and what
+        each role perceived of it in a game of imperfect information (``percepts``).
+
+        RecordError for percepts given for some joint moves only: a record has them for
+        every joint move or for none.
+        """
+        if self.moves and (percepts is not None) != bool(self.percepts):
+            raise RecordError("percepts must be given for every joint move of a record or none")
         self.moves.append(list(moves))
         self.errors.append(list(errors))
+        if percepts is not None:
+            self.percepts.append([sorted(p) for p in percepts])
         self.add_state(state_text, at_ms)
 
     def finish(self, goals: list[int]) -> None:
@@ -122,6 +156,10 @@ class MatchRecord:
         }
         if self.goal_values is not None:
             doc["goalValues"] = list(self.goal_values)
+        if self.percepts:
+            doc["ggpkitPercepts"] = [[list(p) for p in step] for step in self.percepts]
+        if self.chance_role is not None:
+            doc["ggpkitChanceRole"] = self.chance_role
         return doc
 
     def dumps(self) -> str:
@@ -152,6 +190,7 @@ class MatchRecord:
             )
         errors = _get(doc, "errors", list, [])
         roles = _get(doc, "gameRoleNames", list, [])
+        percepts = _percepts(_get(doc, "ggpkitPercepts", list, []), len(moves))
         goals = _get(doc, "goalValues", list, None)
         preview = _get(doc, "previewClock", (int, float), None)
         return cls(
@@ -175,6 +214,8 @@ class MatchRecord:
             is_completed=bool(_get(doc, "isCompleted", bool, False)),
             is_aborted=bool(_get(doc, "isAborted", bool, False)),
             source=str(_get(doc, "ggpkitSource", str, "import")),
+            percepts=percepts,
+            chance_role=_get(doc, "ggpkitChanceRole", str, None),
         )
 
     @classmethod
@@ -208,6 +249,19 @@ def _get(doc: dict[str, Any], key: str, kind: Any, default: Any) -> Any:
     if not isinstance(value, kind):
         raise RecordError(f"{key!r} has the wrong type ({type(value).__name__})")
     return value
+
+
+def _percepts(value: list[Any], steps: int) -> list[list[list[str]]]:
+    """``ggpkitPercepts`` read: none, or per joint move a list per role of percept texts."""
+    if value and len(value) != steps:
+        raise RecordError(
+            f"'ggpkitPercepts' must have one entry per joint move ({len(value)} vs {steps})"
+        )
+    out = []
+    for step in value:
+        roles = _list(step, "ggpkitPercepts")
+        out.append([[str(p) for p in _list(seen, "ggpkitPercepts")] for seen in roles])
+    return out
 
 
 def _list(value: Any, key: str) -> list[Any]:

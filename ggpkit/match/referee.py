@@ -25,10 +25,9 @@ from typing import Any
 
 from ggpkit.agents.base import QuitGame
 from ggpkit.games.api import Game, GameError
-from ggpkit.gdl.terms import Term
 from ggpkit.match.clock import Clocks
 from ggpkit.match.driver import MatchDriver, fault_code
-from ggpkit.match.players import RefereedPlayer
+from ggpkit.match.players import Nature, RefereedPlayer, seat_players
 from ggpkit.match.recorder import MatchRecorder, NullRecorder
 from ggpkit.match.records import NO_PREVIEW, MatchRecord, new_match_id
 
@@ -50,7 +49,8 @@ Observer = Callable[[StepEvent], None]
 
 
 class Referee:
-    """One match: ``players`` in the game's role order. Call :meth:`run`."""
+    """One match: ``players`` in the game's role order (or its seats' order, in a game of
+    chance: nature takes the chance role). Call :meth:`run`."""
 
     def __init__(
         self,
@@ -64,14 +64,14 @@ class Referee:
         seed: int | None = None,
         source: str = "referee",
     ) -> None:
-        if len(players) != len(game.roles):
+        if len(players) not in (len(game.roles), len(game.seats)):
             raise GameError(
                 f"{game.name} has {len(game.roles)} roles ({', '.join(game.roles)}), "
                 f"got {len(players)} players"
             )
         self.game = game
         self.rules = rules
-        self.players = list(players)
+        self.players = seat_players(game, players, Nature())  # nature at the chance role
         self.clocks = clocks
         self.recorder: MatchRecorder = recorder or NullRecorder()
         self.observer = observer
@@ -84,8 +84,8 @@ class Referee:
             start_clock=clocks.start,
             play_clock=clocks.play,
             preview_clock=NO_PREVIEW if clocks.preview is None else clocks.preview,
-            player_names=[p.name for p in players],
-            is_human=[p.is_human for p in players],
+            player_names=[p.name for p in self.players],
+            is_human=[p.is_human for p in self.players],
             source=source,
         )
 
@@ -118,7 +118,7 @@ class Referee:
             driver.abort()
             await asyncio.shield(self._abort_all())
             raise
-        await self._stop_all(driver.last)
+        await self._stop_all(driver)
         return record
 
     # ---- the protocol, to all players in parallel ----------------------------------------------
@@ -161,8 +161,12 @@ class Referee:
                 codes.append("")
         return codes
 
-    async def _stop_all(self, last: Sequence[Term] | None) -> None:
-        calls = [p.stop(self.record.match_id, last, self.clocks.play) for p in self.players]
+    async def _stop_all(self, driver: MatchDriver) -> None:
+        """STOP to every player, each told what its role may know of the last step."""
+        calls = [
+            p.stop(self.record.match_id, driver.told(role), self.clocks.play)
+            for p, role in zip(self.players, self.game.roles, strict=True)
+        ]
         for result in await asyncio.gather(*calls, return_exceptions=True):
             if isinstance(result, BaseException):
                 _reraise_interrupts(result)

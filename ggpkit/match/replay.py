@@ -5,21 +5,34 @@ the replay needs the game's own states, so it plays the recorded moves again and
 checks each resulting state against the recorded text. The game is the native
 engine when the record names a registered game whose facts agree, else the
 record's embedded rules loaded with the GDL engine.
+
+A referee's record of a GDL-II match replays like any other: it keeps every role's
+moves, nature's included, and the true states. A player's record of one holds only
+its role's view (its moves and percepts; see :mod:`ggpkit.match.records`): it replays as
+that view, checked against the rules by finding a line of play that gives it, and its
+states are that line's, one of the lines the player could not tell apart, never known
+to be the true one.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
 from ggpkit.errors import GgpkitError
 from ggpkit.games.api import Game, GameError
+from ggpkit.games.information import InformationSetError, sample_history
 from ggpkit.games.registry import games, load, load_kif, rules_path
-from ggpkit.gdl.kif import GdlSyntaxError, parse_terms
+from ggpkit.games.views import RoleView
+from ggpkit.gdl.kif import GdlSyntaxError, parse_term, parse_terms
 from ggpkit.gdl.terms import Term, facts_text, strip_pos
 from ggpkit.match.arena import MatchRecord as ArenaRecord
-from ggpkit.match.records import MatchRecord
+from ggpkit.match.records import UNKNOWN_STATE, MatchRecord
+
+VIEW_BUDGET = 100_000
+"""Expanded steps spent looking for a line of play that gives a player's recorded view."""
 
 
 class ReplayError(GgpkitError):
@@ -48,7 +61,11 @@ def state_facts(text: str) -> frozenset[Term]:
 
 
 def replay(record: MatchRecord, game: Game[Any]) -> list[Hashable]:
-    """The game states of a record, checked against the recorded states."""
+    """The game states of a record, checked against the recorded states (a player's
+    record of a GDL-II match: see :func:`replay_view`)."""
+    viewer = view_role(record)
+    if viewer is not None:
+        return replay_view(record, game, viewer)
     state: Hashable = game.initial_state()
     states = [state]
     if record.states and game.facts(state) != state_facts(record.states[0]):
@@ -59,6 +76,43 @@ def replay(record: MatchRecord, game: Game[Any]) -> list[Hashable]:
             raise ReplayError(f"{game.name}: step {step} leads to a state unlike the record's")
         states.append(state)
     return states
+
+
+def view_role(record: MatchRecord) -> str | None:
+    """The role whose view a player's record of a GDL-II match holds (the one role whose
+    moves it knows); None for a record of whole joint moves."""
+    if record.source != "player" or not record.percepts:
+        return None
+    known = [
+        role
+        for index, role in enumerate(record.roles)
+        if all(index < len(m) and m[index] for m in record.moves)
+    ]
+    return known[0] if len(known) == 1 else None
+
+
+def replay_view(record: MatchRecord, game: Game[Any], role: str) -> list[Hashable]:
+    """States of a line of play that gives ``role`` the moves and percepts of its
+    recorded view (drawn with a fixed seed); ReplayError when the rules allow none."""
+    index = game.role_index(role)
+    try:
+        moves = tuple(parse_term(m[index]) for m in record.moves)
+        seen = tuple(frozenset(parse_term(p) for p in step[index]) for step in record.percepts)
+        view = RoleView(role, moves, seen)
+    except (GdlSyntaxError, IndexError, ValueError) as e:
+        raise ReplayError(f"{game.name}: {role}'s recorded view cannot be read: {e}") from None
+    if record.states and game.facts(game.initial_state()) != state_facts(record.states[0]):
+        raise ReplayError(f"{game.name}: the initial state differs from the record's")
+    known = [s for s in record.states[1:] if s != UNKNOWN_STATE]
+    if known:
+        raise ReplayError(f"{game.name}: a view record with {len(known)} known later states")
+    try:
+        line = sample_history(game, view, random.Random(0), VIEW_BUDGET)
+    except InformationSetError as e:
+        raise ReplayError(f"{game.name}: {e}") from None
+    if line is None:
+        raise ReplayError(f"{game.name}: no line of play gives {role} its recorded view")
+    return list(line)
 
 
 def open_replay(record: MatchRecord) -> Replay:
@@ -97,9 +151,13 @@ def record_from_arena(
         player_names=list(arena.agents),
         is_human=[False for _ in arena.roles],
         source="arena",
+        chance_role=arena.chance_role,
     )
     record.add_state(facts_text(game.facts(arena.states[0])))
-    for moves, state in zip(arena.moves, arena.states[1:], strict=True):
-        record.add_step(list(moves), ["" for _ in moves], facts_text(game.facts(state)))
+    seen: list[list[list[str]] | None] = [[list(p) for p in s] for s in arena.percepts]
+    seen = seen or [None] * len(arena.moves)
+    for moves, state, percepts in zip(arena.moves, arena.states[1:], seen, strict=True):
+        text = facts_text(game.facts(state))
+        record.add_step(list(moves), ["" for _ in moves], text, None, percepts)
     record.finish([arena.goals[r] for r in arena.roles])
     return record

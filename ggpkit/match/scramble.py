@@ -4,7 +4,9 @@ Every constant of the rules except the GDL keywords and numbers (goal values
 and counters must stay numbers) gets a meaningless name; the referee sends the
 scrambled rules, role and moves to remote players and reads their replies back
 through the inverse map. A player that relies on names (``cell``, ``white``)
-then fails, as it would against Tiltyard.
+then fails, as it would against Tiltyard. In a GDL-II game the player's own last move
+and its percepts are scrambled alike (:meth:`Scrambler.term`); ``sees`` and the chance
+role ``random`` are GDL-II keywords and keep their names, as players must know them.
 """
 
 from __future__ import annotations

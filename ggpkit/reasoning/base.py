@@ -187,6 +187,15 @@ class Reasoner(Protocol[RS]):
         """The state after a joint move in role order."""
         ...
 
+    def percepts(self, state: RS, moves: Sequence[Term]) -> tuple[frozenset[Term], ...]:
+        """What each role perceives after a joint move in role order, in role order.
+
+        GDL-II's ``(sees ?role ?percept)``, asked like ``next``: of the current state
+        with the moves asserted, so a percept never depends on the next state. Rules
+        without ``sees`` give every role the empty set.
+        """
+        ...
+
     def terminal(self, state: RS) -> bool:
         """True in a terminal state."""
         ...

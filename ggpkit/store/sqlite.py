@@ -9,7 +9,8 @@ can lose the last steps written, never the file. (``FULL`` would also survive a
 power cut, at an fsync per step: 3.6 ms here, under the store's one lock, which
 capped the web app at a few hundred steps per second for all its users.) The
 schema carries a version and is upgraded by numbered migrations when an older file
-is opened.
+is opened. A game of imperfect information's records also keep what each role
+perceived of each step and which role was nature (GDL-II; columns of migration 5).
 """
 
 from __future__ import annotations
@@ -105,6 +106,11 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (tournament_id, slot_key)
     );
     CREATE INDEX slots_by_finish ON tournament_slots(tournament_id, finished);
+    """,
+    # 5: games of imperfect information: what each role perceived, and nature's role
+    """
+    ALTER TABLE matches ADD COLUMN chance_role TEXT;
+    ALTER TABLE steps ADD COLUMN percepts TEXT
     """,
 ]
 
@@ -297,12 +303,13 @@ class MatchStore:
             row = self._db.execute(
                 "SELECT match_id, game_name, rules, roles, random_token, start_time, "
                 "game_meta_url, preview_clock, start_clock, play_clock, player_names, is_human, "
-                "source, initial_state, initial_time, is_completed, is_aborted, goal_values "
-                "FROM matches WHERE match_id=?",
+                "source, initial_state, initial_time, is_completed, is_aborted, goal_values, "
+                "chance_role FROM matches WHERE match_id=?",
                 (self._resolve(match_id),),
             ).fetchone()
             steps = self._db.execute(
-                "SELECT moves, errors, state, state_time FROM steps WHERE match_id=? ORDER BY step",
+                "SELECT moves, errors, state, state_time, percepts FROM steps WHERE match_id=? "
+                "ORDER BY step",
                 (row[0],),
             ).fetchall()
         record = MatchRecord(
@@ -322,10 +329,12 @@ class MatchStore:
             is_completed=bool(row[15]),
             is_aborted=bool(row[16]),
             goal_values=None if row[17] is None else json.loads(row[17]),
+            chance_role=row[18],
         )
         record.add_state(row[13], row[14])
-        for moves, errors, state, state_time in steps:
-            record.add_step(json.loads(moves), json.loads(errors), state, state_time)
+        for moves, errors, state, state_time, percepts in steps:
+            seen = None if percepts is None else json.loads(percepts)
+            record.add_step(json.loads(moves), json.loads(errors), state, state_time, seen)
         return record
 
     def matches(self, game: str | None = None, limit: int | None = None) -> list[MatchSummary]:
@@ -424,6 +433,11 @@ class MatchStore:
                 record.state_times[0] if record.state_times else record.start_time,
             ),
         )
+        if record.chance_role is not None:  # GDL-II's columns: written where a match has them
+            db.execute(
+                "UPDATE matches SET chance_role=? WHERE match_id=?",
+                (record.chance_role, record.match_id),
+            )
 
     @staticmethod
     def _write_result(db: sqlite3.Connection, record: MatchRecord) -> None:
@@ -444,6 +458,7 @@ class MatchStore:
         state_time = (
             record.state_times[step] if step < len(record.state_times) else record.start_time
         )
+        percepts = record.percepts[step - 1] if step - 1 < len(record.percepts) else None
         db.execute(
             "INSERT OR REPLACE INTO steps (match_id, step, moves, errors, state, state_time) "
             "VALUES (?,?,?,?,?,?)",
@@ -456,6 +471,11 @@ class MatchStore:
                 state_time,
             ),
         )
+        if percepts is not None:
+            db.execute(
+                "UPDATE steps SET percepts=? WHERE match_id=? AND step=?",
+                (json.dumps(percepts), record.match_id, step),
+            )
 
 
 def _process_start(pid: int) -> str:

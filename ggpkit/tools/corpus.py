@@ -2,7 +2,7 @@
 
 Every game ends as *played* (each match reached a terminal state with one goal
 value 0..100 per role) or *rejected* with a reason a person understands: syntax
-error, check error, GDL-II, timeout, goal error, no legal move, no terminal
+error, check error, timeout, goal error, no legal move, no terminal
 state within the step limit, reasoner error, or crash. Each game runs in its own
 child process with a hard time limit, so a game that hangs, recurses without end
 or exhausts memory cannot stop the run or take the caller down.
@@ -37,7 +37,6 @@ REJECTED = "rejected"
 # The reasons a game is rejected, most specific first.
 REASONS = (
     "syntax error",
-    "GDL-II",
     "check error",
     "reasoner error",
     "no legal move",
@@ -118,8 +117,7 @@ def play_game(
             raise _Rejected("syntax error", str(e)) from None
         except GdlCheckError as e:
             errs = [p for p in e.problems if p.severity == "error"]
-            kind = "GDL-II" if any(p.code == "gdl2" for p in errs) else "check error"
-            raise _Rejected(kind, "; ".join(str(p) for p in errs[:3])) from None
+            raise _Rejected("check error", "; ".join(str(p) for p in errs[:3])) from None
         except GameError as e:
             raise _Rejected("reasoner error", str(e)) from None
         used = game.reasoner_name

@@ -18,6 +18,7 @@ from typing import Any
 
 from ggpkit.agents.specs import SpecError, parse_spec
 from ggpkit.errors import GgpkitError
+from ggpkit.match.players import NATURE
 
 SCHEDULES = ("round-robin", "gauntlet", "swiss")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
@@ -221,6 +222,10 @@ def _players(doc: dict[str, Any], where: _Where) -> tuple[PlayerEntry, ...]:
 def _player(name: str, value: Any, where: _Where) -> PlayerEntry:
     if not NAME_PATTERN.match(name):
         raise where.error(name, "a player name is 1-40 letters, digits, '_', '.' or '-'", "players")
+    if name == NATURE:
+        raise where.error(
+            name, f"{NATURE!r} names the chance role's seat; choose another", "players"
+        )
     cpus = 1
     if isinstance(value, dict):
         extra = sorted(set(value) - {"spec", "cpus"})

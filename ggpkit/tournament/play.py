@@ -57,7 +57,7 @@ class MatchTask:
     match_id: str
     game: GameRef
     players: tuple[PlayerEntry, ...]
-    """In role order."""
+    """One per seat (every role but nature's), in role order."""
     startclock: int
     playclock: int
     seed: int
@@ -99,7 +99,7 @@ def _play(task: MatchTask) -> MatchRecord:
         record = asyncio.run(referee.run())
     # Tables, cross-table and replays name players as the tournament does (not by the
     # name a remote player gives itself, nor by its agent spec).
-    record.player_names = [entry.name for entry in task.players]
+    record.player_names = list(task.game.with_nature([entry.name for entry in task.players]))
     return record
 
 

@@ -18,6 +18,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from ggpkit.match.players import NATURE
 from ggpkit.match.records import MatchRecord
 from ggpkit.store.tournaments import SlotRow, TournamentStore
 from ggpkit.tournament.config import TournamentConfig
@@ -77,7 +78,7 @@ def stored_setup(
     """The config and games a tournament was created with (``resume`` needs no file)."""
     doc = dict(tstore.config(tournament_id))
     refs = tuple(
-        GameRef(r["label"], r["rules"], tuple(r["roles"]), r["registered"])
+        GameRef(r["label"], r["rules"], tuple(r["roles"]), r["registered"], r.get("chance_role"))
         for r in doc.pop("game_refs")
     )
     return TournamentConfig.from_json(doc), refs
@@ -203,7 +204,7 @@ def _task(tournament_id: str, config: TournamentConfig, game: GameRef, slot: Slo
         slot_key=slot.key,
         match_id=match_id_for(tournament_id, slot),
         game=game,
-        players=tuple(config.player(name) for name in slot.players),
+        players=tuple(config.player(name) for name in slot.players if name != NATURE),
         startclock=config.startclock,
         playclock=config.playclock,
         seed=slot.seed,
@@ -216,4 +217,5 @@ def _ref_json(ref: GameRef) -> dict[str, object]:
         "rules": ref.rules,
         "roles": list(ref.roles),
         "registered": ref.registered,
+        "chance_role": ref.chance_role,
     }

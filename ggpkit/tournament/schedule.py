@@ -5,8 +5,10 @@ tournament and the store keeps at most one result per key, so a tournament resum
 after a crash plays exactly the slots that have no result: none lost, none twice.
 
 Within a pairing, match ``i`` seats the pairing's players rotated by ``i`` (as the
-arena does), so over a multiple of the role count each plays every role equally often.
-Round robin meets every group of players (as many as the game has roles) in every
+arena does), so over a multiple of the seat count each plays every seat equally often.
+The seats are the roles but nature's (GDL-II's ``random``), whose moves are drawn: a
+slot names nature there (see :mod:`ggpkit.tournament.games`), but it is no entrant.
+Round robin meets every group of players (as many as the game has seats) in every
 game; a gauntlet meets only the groups with the champion; Swiss plays rounds in
 which players of equal points meet (two-role games only), each round made when the
 last one is complete, from its results.
@@ -22,7 +24,7 @@ from itertools import combinations
 from ggpkit.match.arena import assignment, derive_seed
 from ggpkit.store.tournaments import SlotRow
 from ggpkit.tournament.config import TournamentConfig, config_error
-from ggpkit.tournament.games import GameRef
+from ggpkit.tournament.games import GameRef, entrants
 
 MAX_SLOTS = 1_000_000
 """The most matches one tournament may schedule (its slots are made and stored up front)."""
@@ -30,7 +32,7 @@ MAX_SLOTS = 1_000_000
 
 def check_games(config: TournamentConfig, refs: Sequence[GameRef]) -> None:
     """ConfigError when a game cannot be scheduled with these players and this schedule."""
-    total = sum(len(pairings(config, len(r.roles))) for r in refs) * config.matches_per_pairing
+    total = sum(len(pairings(config, len(r.seats))) for r in refs) * config.matches_per_pairing
     if total > MAX_SLOTS:
         raise config_error(
             config,
@@ -38,13 +40,15 @@ def check_games(config: TournamentConfig, refs: Sequence[GameRef]) -> None:
             f"{total:,} matches; at most {MAX_SLOTS:,} per tournament",
         )
     for ref in refs:
-        if len(ref.roles) > len(config.players):
+        seats = len(ref.seats)
+        kind = "roles" if ref.chance_role is None else "seats (roles but nature)"
+        if seats > len(config.players):
             raise config_error(
-                config, "games", f"{ref.label} has {len(ref.roles)} roles, more than the players"
+                config, "games", f"{ref.label} has {seats} {kind}, more than the players"
             )
-        if config.schedule == "swiss" and len(ref.roles) != 2:
+        if config.schedule == "swiss" and seats != 2:
             raise config_error(
-                config, "schedule", f"swiss needs two-role games; {ref.label} has {len(ref.roles)}"
+                config, "schedule", f"swiss needs two-role games; {ref.label} has {seats}"
             )
 
 
@@ -67,12 +71,12 @@ def pairings(config: TournamentConfig, size: int) -> list[tuple[str, ...]]:
 def slots_for(
     config: TournamentConfig, game: GameRef, group: Sequence[str], round_number: int
 ) -> list[SlotRow]:
-    """The ``matches_per_pairing`` slots of one group in one game, roles rotated."""
+    """The ``matches_per_pairing`` slots of one group in one game, seats rotated."""
     out = []
     n = len(group)
     for i in range(config.matches_per_pairing):
         key = f"{round_number}/{game.label}/{'+'.join(group)}/{i}"
-        seats = tuple(group[s] for s in assignment(i, n))
+        seats = game.with_nature([group[s] for s in assignment(i, n)])
         seed = derive_seed(config.seed, zlib.crc32(key.encode()))
         out.append(SlotRow(key, round_number, game.label, seats, seed))
     return out
@@ -84,7 +88,7 @@ def first_slots(config: TournamentConfig, refs: Sequence[GameRef]) -> list[SlotR
         return swiss_slots(config, refs, 1, {}, set())
     out = []
     for ref in refs:
-        for group in pairings(config, len(ref.roles)):
+        for group in pairings(config, len(ref.seats)):
             out += slots_for(config, ref, group, 1)
     return out
 
@@ -126,4 +130,4 @@ def swiss_pairs(
 
 def met_pairs(slots: Iterable[SlotRow]) -> set[frozenset[str]]:
     """The pairs of players that already have slots together."""
-    return {frozenset(s.players) for s in slots}
+    return {frozenset(p for p, _ in entrants(s)) for s in slots}

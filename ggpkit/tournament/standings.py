@@ -6,7 +6,8 @@ a puzzle, only goal 100 is a win. The cross-table counts, for each pair of playe
 one's points against the other in the matches they played together (decided by
 their two goals). Ratings per game use Bradley-Terry for two-role games and
 Plackett-Luce for more (``ratings``); overall, Bradley-Terry when every game has two
-roles, else Plackett-Luce over all matches.
+roles, else Plackett-Luce over all matches. Nature (GDL-II's ``random``) is no entrant:
+its place in a slot, and its goal, are left out (:func:`~ggpkit.tournament.games.entrants`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ggpkit.store.tournaments import SlotRow
+from ggpkit.tournament.games import entrants
 from ggpkit.tournament.ratings import (
     BOOTSTRAP_SAMPLES,
     Duel,
@@ -54,6 +56,12 @@ def played(slots: Sequence[SlotRow], game: str | None = None) -> list[SlotRow]:
     return sorted(done, key=lambda s: (s.finished or 0, s.key))
 
 
+def scored(slot: SlotRow) -> tuple[list[str], list[int]]:
+    """A played slot's entrants and their goals, in role order (nature left out)."""
+    pairs = [(p, g) for p, g in entrants(slot) if g is not None]
+    return [p for p, _ in pairs], [g for _, g in pairs]
+
+
 def match_points(goals: Sequence[int]) -> list[float]:
     """Each role's points in one match: 1 strictly highest, 1/2 sharing the top, else 0."""
     if len(goals) == 1:
@@ -67,8 +75,8 @@ def points_by_player(slots: Sequence[SlotRow], names: Sequence[str]) -> dict[str
     """Total points of each player over the played slots."""
     points = dict.fromkeys(names, 0.0)
     for slot in played(slots):
-        assert slot.goals is not None
-        for name, p in zip(slot.players, match_points(slot.goals), strict=True):
+        players, goals = scored(slot)
+        for name, p in zip(players, match_points(goals), strict=True):
             points[name] += p
     return points
 
@@ -79,9 +87,9 @@ def cross_table(
     """(row player, column player) -> (row's points against column, matches together)."""
     table: dict[tuple[str, str], tuple[float, int]] = {}
     for slot in played(slots):
-        assert slot.goals is not None
-        for a, goal_a in zip(slot.players, slot.goals, strict=True):
-            for b, goal_b in zip(slot.players, slot.goals, strict=True):
+        players, goals = scored(slot)
+        for a, goal_a in zip(players, goals, strict=True):
+            for b, goal_b in zip(players, goals, strict=True):
                 if a == b:
                     continue
                 score = 1.0 if goal_a > goal_b else 0.5 if goal_a == goal_b else 0.0
@@ -114,10 +122,10 @@ def standings(
         wins = draws = losses = 0
         points = 0.0
         for slot in done:
-            if name not in slot.players:
+            players, goals = scored(slot)
+            if name not in players:
                 continue
-            assert slot.goals is not None
-            p = match_points(slot.goals)[slot.players.index(name)]
+            p = match_points(goals)[players.index(name)]
             points += p
             wins, draws, losses = wins + (p == 1.0), draws + (p == 0.5), losses + (p == 0.0)
         r = ratings[i]
@@ -157,7 +165,7 @@ def _ratings(
     done: Sequence[SlotRow], names: Sequence[str], seed: int, samples: int
 ) -> list[Rating]:
     index = {name: i for i, name in enumerate(names)}
-    if all(len(s.players) <= 2 for s in done):
+    if all(len(scored(s)[0]) <= 2 for s in done):
         duels = _duels(done, index)
         return bradley_terry(duels, len(names), samples=samples, seed=seed)
     return plackett_luce(_rankings(done, index), len(names))
@@ -166,9 +174,10 @@ def _ratings(
 def _duels(done: Sequence[SlotRow], index: dict[str, int]) -> list[Duel]:
     duels: list[Duel] = []
     for slot in done:
-        if slot.goals is None or len(slot.players) != 2:
+        players, goals = scored(slot)
+        if len(players) != 2:
             continue  # a puzzle's matches count for points, not for ratings
-        (a, b), (ga, gb) = slot.players, slot.goals
+        (a, b), (ga, gb) = players, goals
         duels.append((index[a], index[b], 1.0 if ga > gb else 0.5 if ga == gb else 0.0))
     return duels
 
@@ -176,7 +185,8 @@ def _duels(done: Sequence[SlotRow], index: dict[str, int]) -> list[Duel]:
 def _rankings(done: Sequence[SlotRow], index: dict[str, int]) -> list[Ranking]:
     out: list[Ranking] = []
     for slot in done:
-        if slot.goals is None or len(slot.players) < 2:
+        players, goals = scored(slot)
+        if len(players) < 2:
             continue
-        out.append([(index[p], float(g)) for p, g in zip(slot.players, slot.goals, strict=True)])
+        out.append([(index[p], float(g)) for p, g in zip(players, goals, strict=True)])
     return out

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ggpkit.games.library import LibraryError, LibraryGame, find_game, library_games, outlines
-from ggpkit.games.library.outline import GDL
+from ggpkit.games.library.outline import GDL, GDL2, Outline
 from ggpkit.web.kif_upload import MAX_KIF_CHARS, RulesTooLarge
 from ggpkit.web.sessions import NotFoundError
 
@@ -59,14 +59,19 @@ def playable_games(registered: Collection[str]) -> list[dict[str, Any]]:
         {
             "name": game.name,
             "description": game.description(),
-            "roles": list(outline.roles),
+            "roles": seats(outline),
             "library": True,
             "source": game.source,
             "origin": game.origin,
         }
         for game, outline in zip(offered, found, strict=True)
-        if outline.kind == GDL and outline.roles
+        if outline.kind in (GDL, GDL2) and outline.roles
     ]
+
+
+def seats(outline: Outline) -> list[str]:
+    """The roles people and agents take: in GDL-II all but nature (``random``)."""
+    return [r for r in outline.roles if not (outline.kind == GDL2 and r == "random")]
 
 
 def warm_outlines() -> None:

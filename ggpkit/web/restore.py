@@ -7,6 +7,9 @@ and nothing in them may stop the server from starting:
 - sessions of uploaded rules are restored afterwards, in a background thread, each
   through the same staged, time-limited loader as an upload (compiled in a killable
   child, first moves under a query time limit: :func:`~ggpkit.web.kif_upload.load_checked_kif`);
+- a game of chance draws nature's moves from the record's own seed (its random token),
+  and the percepts the store keeps are read back (a record without them has them found
+  again by the match driver);
 - a record that does not replay (bad rules, a move that is not legal, anything
   else) is marked aborted, with the reason logged, and never tried again.
 """
@@ -74,6 +77,7 @@ def _restore(
     seats = {
         role: (HUMAN if human else name)
         for role, name, human in zip(rec.roles, rec.player_names, rec.is_human, strict=False)
+        if role in game.seats  # nature is no seat: the session draws its moves
     }
     if rec.game_name not in games():
         add_upload(rec.game_name, rec.rules)

@@ -10,11 +10,20 @@ Thread-safety: the web app calls these methods from worker threads, and awaits
 :meth:`SessionManager.agent_step` on its event loop while the agents think in threads
 of their own; each session has its own lock, and ``version`` grows with every change
 so that clients can detect a stale view (and a late agent step is dropped).
+
+Games of chance and of imperfect information (GDL-II): nature (``game.info.chance_role``)
+is never a seat; the match driver draws its moves, from a seed kept with the record (its
+``random_token``), so a restored session draws as the first one would have. A step in
+which no seat has a choice is played at once. Undo is refused where roles see only
+their percepts: taking a move back and trying another would let a person probe what
+is hidden (nature's draws stay the same), and an agent's thoughts are not kept, since
+they would show a person what the agent knows.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import threading
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
@@ -26,10 +35,13 @@ from ggpkit.games.api import Game, IllegalMoveError
 from ggpkit.gdl.terms import Term
 from ggpkit.match.clock import UNTIMED_START
 from ggpkit.match.driver import MatchDriver
-from ggpkit.match.players import LocalPlayer, Player
+from ggpkit.match.players import NATURE, LocalPlayer, Player, Told
 from ggpkit.match.records import MatchRecord, new_match_id
 
 HUMAN = "human"
+
+MAX_FORCED_STEPS = 10_000
+"""Steps in a row without a choice for any seat played at once; well past any real game."""
 
 
 class SessionError(GgpkitError):
@@ -64,7 +76,7 @@ class Session:
     id: str
     game: Game[Any]
     seats: dict[str, str]
-    """Role -> ``"human"`` or an agent spec (``"mcts:time=1"``)."""
+    """Seat (every role but nature) -> ``"human"`` or an agent spec (``"mcts:time=1"``)."""
     agent_time: float
     record: MatchRecord
     states: list[Hashable]
@@ -86,21 +98,33 @@ class Session:
     def finished(self) -> bool:
         return self.game.is_terminal(self.state)
 
+    @property
+    def hidden(self) -> bool:
+        """True when roles see only their percepts: nobody is shown the state in play."""
+        return self.game.info.imperfect
+
+    @property
+    def chance_seed(self) -> int:
+        """The seed of nature's draws: from the record's random token, which the store keeps."""
+        return int.from_bytes(hashlib.sha256(self.record.random_token.encode()).digest()[:8])
+
     def whose_turn(self) -> list[str]:
-        """Roles that have a real choice now (one in a turn-taking game)."""
+        """Seats that have a real choice now (one in a turn-taking game); never nature."""
         if self.finished:
             return []
         mover = self.game.to_move(self.state)
-        if mover is not None:
+        if mover is not None and mover in self.seats:
             return [mover]
-        return [r for r in self.game.roles if len(self.game.legal_moves(self.state, r)) > 1]
+        return [r for r in self.game.seats if len(self.game.legal_moves(self.state, r)) > 1]
 
     def humans_to_move(self) -> list[str]:
         return [r for r in self.whose_turn() if self.seats[r] == HUMAN]
 
     def driver(self, store: SessionStore) -> MatchDriver:
         """The match driver for the next step of this session, from its current state."""
-        return MatchDriver(self.game, self.record, store, state=self.state)
+        return MatchDriver(
+            self.game, self.record, store, state=self.state, chance_seed=self.chance_seed
+        )
 
 
 class _PersonInBrowser:
@@ -114,17 +138,15 @@ class _PersonInBrowser:
     ) -> None:
         pass
 
-    async def play(
-        self, match_id: str, last: Sequence[Term] | None, state: Hashable, clock: float | None
-    ) -> str:
+    async def play(self, match_id: str, last: Told, state: Hashable, clock: float | None) -> str:
         raise SessionError("a person moves by a request, not by being asked")
 
     async def observe(
-        self, match_id: str, last: Sequence[Term] | None, state: Hashable, clock: float | None
+        self, match_id: str, last: Told, state: Hashable, clock: float | None
     ) -> None:
         pass
 
-    async def stop(self, match_id: str, last: Sequence[Term] | None, clock: float) -> None:
+    async def stop(self, match_id: str, last: Told, clock: float) -> None:
         pass
 
     async def abort(self, match_id: str) -> None:
@@ -148,10 +170,16 @@ class SessionManager:
     def create(
         self, game: Game[Any], rules: str, seats: dict[str, str], agent_time: float = 1.0
     ) -> Session:
-        """A new session of ``game``; every role gets a seat (missing ones: human)."""
+        """A new session of ``game``; every seat gets a player (missing ones: human).
+
+        Nature is no seat: a seat asked for it is refused.
+        """
         for role in seats:
             game.role_index(role)
-        full = {r: seats.get(r, HUMAN) for r in game.roles}
+            if role == game.info.chance_role:
+                raise SessionError(f"{role} is nature: the match draws its moves, nobody plays it")
+        full = {r: seats.get(r, HUMAN) for r in game.seats}
+        names = {r: full.get(r, NATURE) for r in game.roles}
         state = game.initial_state()
         record = MatchRecord(
             match_id=new_match_id(game.name),
@@ -160,13 +188,14 @@ class SessionManager:
             roles=list(game.roles),
             start_clock=0.0,
             play_clock=agent_time,
-            player_names=[full[r] for r in game.roles],
-            is_human=[full[r] == HUMAN for r in game.roles],
+            player_names=[names[r] for r in game.roles],
+            is_human=[names[r] == HUMAN for r in game.roles],
             source="web",
         )
         session = Session(record.match_id, game, full, agent_time, record, [state])
         self._start_agents(session)
         session.driver(self._store).begin()
+        self._play_forced(session)
         with self._lock:
             self._sessions[session.id] = session
         return session
@@ -174,6 +203,7 @@ class SessionManager:
     def adopt(self, session: Session) -> None:
         """Register a session rebuilt from the store."""
         self._start_agents(session)
+        self._play_forced(session)  # a record may stop where only nature was to move
         with self._lock:
             self._sessions[session.id] = session
 
@@ -218,10 +248,12 @@ class SessionManager:
                 raise IllegalMoveError(move, role, "the game is over")
             if session.seats.get(role) != HUMAN:
                 session.game.role_index(role)
-                raise IllegalMoveError(move, role, f"{role} is played by {session.seats[role]}")
+                who = session.seats.get(role, "nature (its moves are drawn)")
+                raise IllegalMoveError(move, role, f"{role} is played by {who}")
             driver = session.driver(self._store)
             joint = driver.joint_for(role, move)
             self._record(session, driver, joint, ["" for _ in joint])
+            self._play_forced(session)
             session.redo.clear()
 
     async def agent_step(self, session: Session) -> bool:
@@ -252,7 +284,7 @@ class SessionManager:
             if not movers or any(session.seats[r] == HUMAN for r in movers):
                 return None
             players: list[Player] = [
-                session.players.get(role) or _PersonInBrowser() for role in session.game.roles
+                session.players.get(role) or _PersonInBrowser() for role in session.game.seats
             ]
             return session.driver(self._store), players, session.version
 
@@ -269,7 +301,8 @@ class SessionManager:
             if session.version != version:
                 return False
             self._record(session, driver, joint, errors)
-            session.thoughts = thoughts
+            session.thoughts = {} if session.hidden else thoughts
+            self._play_forced(session)
             session.redo.clear()
             return True
 
@@ -281,11 +314,27 @@ class SessionManager:
         session.thoughts = {}  # they were about the position before this move
         session.version += 1
 
+    def _play_forced(self, session: Session) -> None:
+        """Play the steps in which no seat has a choice (nature's alone, or all single
+        moves) at once: nobody is to be asked, so nobody would play them."""
+        for _ in range(MAX_FORCED_STEPS):
+            if session.finished or session.whose_turn():
+                return
+            seat = session.game.seats[0]
+            driver = session.driver(self._store)
+            joint = driver.joint_for(seat, session.game.legal_moves(session.state, seat)[0])
+            self._record(session, driver, joint, ["" for _ in joint])
+
     # ---- undo / redo ----------------------------------------------------------------------
 
     def undo(self, session: Session) -> None:
         """Take back the last joint move, and the agents' moves before it, back to a human turn."""
         with session.lock:
+            if session.hidden:
+                raise SessionError(
+                    "no undo in a game of hidden information: trying a move again would "
+                    "show what is hidden"
+                )
             if len(session.states) == 1:
                 raise SessionError("nothing to undo: this is the start of the game")
             while len(session.states) > 1:
@@ -296,6 +345,8 @@ class SessionManager:
                 rec.errors.pop()
                 rec.states.pop()
                 rec.state_times.pop()
+                if rec.percepts:
+                    rec.percepts.pop()
                 if session.humans_to_move():
                     break
             session.record.goal_values = None

@@ -20,7 +20,15 @@ from ggpkit.games.api import Game
 from ggpkit.games.capabilities import Solver
 from ggpkit.store.sqlite import MatchStore
 from ggpkit.web.kif_jobs import LoadJob, LoadJobs
-from ggpkit.web.sessions import AgentFactory, ForbiddenError, Session, SessionError, SessionManager
+from ggpkit.web.role_views import NoSuchViewError
+from ggpkit.web.sessions import (
+    HUMAN,
+    AgentFactory,
+    ForbiddenError,
+    Session,
+    SessionError,
+    SessionManager,
+)
 from ggpkit.web.views import Boards
 
 TOKEN_HEADER = "X-Session-Token"
@@ -55,7 +63,8 @@ class AppState:
         """Keep a loaded game with its board (inferred now, not at the first move); its kif id."""
         self.boards.of(game)
         kif_id = self.add_upload(name, text, game)
-        result = {"kif_id": kif_id, "name": game.name, "roles": list(game.roles),
+        result = {"kif_id": kif_id, "name": game.name, "roles": list(game.seats),
+                  "chance_role": game.info.chance_role, "imperfect": game.info.imperfect,
                   "reasoner": game.info.reasoner, "notes": list(game.info.notes)}  # fmt: skip
         with self._uploaded_lock:
             self._loaded[name, _digest(text)] = result
@@ -87,6 +96,20 @@ class AppState:
             )
         return session
 
+    def viewer(self, session_id: str, role: str, request: Request) -> Session:
+        """The session, if ``request`` may see ``role``'s view of it: it carries the
+        session's token, ``role`` is a seat, and while the game goes on a person plays it
+        (an agent's view is its own). ForbiddenError or NoSuchViewError otherwise."""
+        session = self.authorised(session_id, request)
+        if role not in session.seats:
+            raise NoSuchViewError(f"{role!r} has no view: the seats are {', '.join(session.seats)}")
+        if not session.finished and session.seats[role] != HUMAN:
+            raise ForbiddenError(
+                f"{role} is played by {session.seats[role]}: its view is not shown while "
+                "the game goes on"
+            )
+        return session
+
     def hint(self, session: Session) -> dict[str, Any]:
         """The hint solver's best move for the person to move and the score it reaches.
 
@@ -94,6 +117,8 @@ class AppState:
         between hints), used by one request at a time.
         """
         declared = session.game.info.capabilities.hint
+        if session.hidden:
+            raise SessionError("no hints where roles see only percepts: a hint reads the state")
         if declared is None:
             raise SessionError(f"{session.game.name} offers no hints")
         movers = session.humans_to_move() or session.whose_turn()

@@ -22,6 +22,7 @@ from ggpkit.gdl.kif import parse_terms
 from ggpkit.gdl.terms import Term, split_facts_text
 from ggpkit.match.records import MatchRecord
 from ggpkit.web.outcome import counter_limits, generic_reason, result_text
+from ggpkit.web.role_views import hidden_session_view, hides_state, record_summary, seats_of
 from ggpkit.web.sessions import Session
 
 
@@ -94,8 +95,14 @@ def _goals_or_none(game: Game[Any], state: Hashable) -> dict[str, int] | None:
         return None
 
 
-def session_view(boards: Boards, session: Session) -> dict[str, Any]:
-    """The JSON a page needs to draw a session and offer the legal clicks."""
+def session_view(boards: Boards, session: Session, role: str | None = None) -> dict[str, Any]:
+    """The JSON a page needs to draw a session and offer the legal clicks.
+
+    In a game of imperfect information, never the state: the public part of the session
+    and ``role``'s view (:func:`~ggpkit.web.role_views.hidden_session_view`).
+    """
+    if session.hidden:
+        return hidden_session_view(session, role)
     game, state = session.game, session.state
     board = boards.of(game)
     layout = board.layout
@@ -150,7 +157,9 @@ def _one_thought(
 
 
 def record_view(boards: Boards, record: MatchRecord) -> dict[str, Any]:
-    """A stored match with a board for every state, for the replay page."""
+    """A stored match with a board for every state, for the replay page: the true
+    state, every move (nature's too) and, in a game of imperfect information, every
+    role's percepts."""
     states = [parse_terms(split_facts_text(s)) for s in record.states]
     game = load(record.game_name) if record.game_name in games() else None
     if game is not None:
@@ -161,17 +170,12 @@ def record_view(boards: Boards, record: MatchRecord) -> dict[str, Any]:
     board_list = [board_view(layout, s) if layout else None for s in states]
     last_cells = [_last_cells(layout, record.moves[:i]) for i in range(len(states))]
     return {
-        "summary": {
-            "id": record.match_id,
-            "game": record.game_name,
-            "roles": record.roles,
-            "players": record.player_names,
-            "goals": record.goal_values,
-            "completed": record.is_completed,
-            "aborted": record.is_aborted,
-            "source": record.source,
-            "start_time": record.start_time,
-        },
+        "summary": record_summary(record),
+        "view": "true",
+        "imperfect": hides_state(record),
+        "seats": seats_of(record),
+        "chance_role": record.chance_role,
+        "percepts": record.percepts,
         "moves": record.moves,
         "moves_short": [_joint_view(game, j) for j in record.moves] if game else None,
         "errors": record.errors,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ggpkit.gdl.checker import GDL2_MESSAGE, Problem, check_file, check_text, errors
+from ggpkit.gdl.checker import Problem, check_file, check_text, errors
 from ggpkit.gdl.kif import MAX_DEPTH, MAX_TEXT_CHARS
 
 # A minimal valid game; each bad case below adds or changes a line of it.
@@ -118,20 +118,12 @@ def test_missing_required_relations() -> None:
     ]
 
 
-def test_gdl2_games_get_one_clear_error() -> None:
+def test_gdl2_is_a_supported_kind() -> None:
+    """``sees`` and the role ``random`` are GDL-II, checked by ``tests/gdl/test_gdl2_checks.py``."""
     sees = "(<= (sees a x) (true (p 1)))"
-    cases = ((sees, "'sees'", 5), ("(role random) " + sees, "'random'", 19))
-    for extra, what, col in cases:
-        problems = errors(check_text(GOOD + extra + "\n", "g2.kif"))
-        gdl2 = [p for p in problems if p.code == "gdl2"]
-        assert len(gdl2) == 1
-        assert GDL2_MESSAGE in gdl2[0].message and what in gdl2[0].message
-        assert (gdl2[0].pos.line, gdl2[0].pos.col) == (9, col)
-
-
-def test_a_role_named_random_alone_is_plain_gdl() -> None:
-    """beatMania's role ``random`` is an ordinary role: only ``sees`` makes GDL-II."""
-    assert [p for p in check_text(GOOD + "(role random)\n") if p.code == "gdl2"] == []
+    nature = "(role random) (legal random noop) " + sees
+    for extra in (sees, nature):
+        assert errors(check_text(GOOD + extra + "\n", "g2.kif")) == []
 
 
 def test_negation_broken_by_constant_arguments_is_accepted() -> None:

@@ -13,13 +13,17 @@ from ggpkit.match.protocol import (
     Abort,
     Info,
     Play,
+    PlayII,
     Preview,
     ProtocolError,
     Start,
     Stop,
+    StopII,
     format_play,
+    format_play_ii,
     format_start,
     format_stop,
+    format_stop_ii,
     parse_info_reply,
     parse_message,
     strip_comments,
@@ -58,6 +62,10 @@ def test_play_stop_abort_preview() -> None:
         ("(START m r ((role r)) soon 5)", "number of seconds"),
         ("(START m r (role r) 5)", "needs 5 arguments"),
         ("(PLAY m move)", "NIL or a list of moves"),
+        ("(PLAY m NIL extra)", "PLAY takes 2 arguments"),
+        ("(STOP m 3 noop)", "STOP takes 2 arguments .* or 4"),
+        ("(PLAY m 3 NIL ())", "the last move must be a move"),
+        ("(PLAY m x noop ())", "the turn must be a count"),
         ("(START m (r) ((role r)) 5 5)", "must be a symbol"),
     ],
 )
@@ -82,6 +90,29 @@ def test_printed_play_and_stop_read_back(match_id: str, moves: list[Term]) -> No
     assert parse_message(format_play(match_id, moves)) == Play(match_id, tuple(moves))
     assert parse_message(format_stop(match_id, moves)) == Stop(match_id, tuple(moves))
     assert parse_message(format_play(match_id, None)) == Play(match_id, None)
+
+
+def test_gdl2_play_and_stop_are_told_apart_by_arity() -> None:
+    """GDL-II's four arguments (turn, own last move, percepts), as the GameController
+    sends them: ``NIL NIL`` at turn 0, ``( )`` for no percepts, upper case."""
+    assert parse_message("(PLAY M 0 NIL NIL)") == PlayII("M", 0, None, None)
+    assert parse_message("(PLAY M 2 NOOP ( ))") == PlayII("M", 2, Const("NOOP"), ())
+    seen = (Func("SEEN", (Const("A"),)), Const("B"))
+    assert parse_message("(STOP M 5 (GO 1) ((SEEN A) B ))") == StopII(
+        "M", 5, Func("GO", (Const("1"),)), seen
+    )
+    assert parse_message("(PLAY M (NOOP NOOP))") == Play("M", (Const("NOOP"), Const("NOOP")))
+
+
+@given(_names, st.integers(1, 500), _terms, st.lists(_terms, max_size=4))
+def test_printed_gdl2_play_and_stop_read_back(
+    match_id: str, turn: int, move: Term, percepts: list[Term]
+) -> None:
+    play = parse_message(format_play_ii(match_id, turn, move, percepts))
+    assert play == PlayII(match_id, turn, move, tuple(percepts))
+    stop = parse_message(format_stop_ii(match_id, turn, move, percepts))
+    assert stop == StopII(match_id, turn, move, tuple(percepts))
+    assert parse_message(format_play_ii(match_id, 0, None, None)) == PlayII(match_id, 0, None, None)
 
 
 @given(_names, _names, st.sampled_from([1, 2.0, 60]), st.sampled_from([1, 5.0, 15]))

@@ -95,7 +95,7 @@ def test_a_version_3_store_is_upgraded_with_its_matches(
         old.save(record("kept", [50, 50]))
     monkeypatch.undo()
     with MatchStore(path) as store:
-        assert store.schema_version() == 4
+        assert store.schema_version() == store_module.SCHEMA_VERSION
         assert store.load("kept").goal_values == [50, 50]
         TournamentStore(store).create("t", {})
     with sqlite3.connect(path) as db:

@@ -14,6 +14,16 @@ checker (errors become one :class:`GdlCheckError` listing every problem as a
 :class:`GdlGame` never knows which reasoner it runs on: it only talks to the
 ``Reasoner`` protocol, and turns :class:`ReasonerError` into :class:`GdlGameError`
 (a :class:`GameError`) so user interfaces print one line.
+
+GDL-II rules (those that use ``sees``) load as games of imperfect information whose
+``percepts`` are the reasoner's ``sees``; where they make ``random`` a role, it is the
+chance role (nature), whose goal is fixed at 0 (:func:`~ggpkit.gdl.game_rules.with_nature_goal`),
+and every role's goal is completed to exactly one value in every state, the highest the
+rules give it or 0 (:func:`~ggpkit.gdl.game_rules.with_goal_completion`).
+
+Checked rules are repaired first where the checker's errors have the reading a Prolog-style
+reasoner gives them (:mod:`ggpkit.gdl.repairs`): each repair is a warning in the game's
+notes, and a file with an error no repair reads is refused at the first that remains.
 """
 
 from __future__ import annotations
@@ -30,19 +40,30 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ggpkit.errors import GgpkitError
 from ggpkit.games.api import (
     BatchStepper,
     Dynamics,
     Game,
     GameError,
     GameInfo,
+    Information,
     Propositions,
     Utility,
 )
 from ggpkit.games.capabilities import Capabilities
 from ggpkit.games.gdl.pending_propnet import PendingPropnet
-from ggpkit.gdl.checker import Problem, check_rules
+from ggpkit.gdl.checker import REQUIRED, Problem, check_rules, sorted_problems
+from ggpkit.gdl.game_rules import (
+    GOAL_COMPLETION_NOTE,
+    chance_role,
+    relation,
+    uses_sees,
+    with_goal_completion,
+    with_nature_goal,
+)
 from ggpkit.gdl.kif import Rule, parse_rules, read_kif_file
+from ggpkit.gdl.repairs import repair_rules
 from ggpkit.gdl.terms import Const, Func, Term
 from ggpkit.reasoning.base import PlayoutStats, Reasoner, ReasonerError, time_limit
 from ggpkit.reasoning.prover.reasoner import Prover
@@ -94,13 +115,25 @@ class GdlGame(Game[Hashable]):
         name: str = "gdl",
         description: str = "",
         notes: Sequence[str] = (),
+        *,
+        rule_notes: Sequence[str] = (),
+        goal_range: tuple[int, int] | None = None,
     ) -> None:
         self.rules = tuple(rules)
-        self.notes = tuple(notes)
+        self.rule_notes = tuple(rule_notes)
+        """What loading made of the rules as written (repairs, completed goals): every
+        reasoner of these rules carries them."""
+        self.notes = (*notes, *self.rule_notes)
+        self._goal_range = goal_range
+        """The goal range of the rules as written (None: read from :attr:`rules`)."""
         self.reasoner = reasoner
         self.name = name
         self.description = description or f"GDL game {name}"
         self.roles = tuple(reasoner.roles)
+        self.information = Information.IMPERFECT if uses_sees(rules) else Information.PERFECT
+        """Read from the rules at once (``sees`` makes GDL-II), not probed with ``info``."""
+        self.chance_role = chance_role(rules)
+        """GDL-II's nature, ``random``, where the rules make it a role; else None."""
         self._info: GameInfo | None = None
         self._info_lock = threading.Lock()
         self.load_report: LoadReport | None = None
@@ -168,6 +201,20 @@ class GdlGame(Game[Hashable]):
         except ReasonerError as e:
             raise self._error(e) from None
 
+    def _percepts(self, state: Hashable, moves: Sequence[Term]) -> dict[str, frozenset[Term]]:
+        if self.information is Information.PERFECT:
+            return super()._percepts(state, moves)
+        try:
+            seen = self.reasoner.percepts(state, moves)
+        except ReasonerError as e:
+            raise self._error(e) from None
+        return dict(zip(self.roles, seen, strict=True))
+
+    @property
+    def seats(self) -> tuple[str, ...]:
+        """Every role but nature (read from the rules, so asking does not probe ``info``)."""
+        return tuple(r for r in self.roles if r != self.chance_role)
+
     def playout_stats(self, state: Hashable, count: int, seed: int) -> PlayoutStats:
         """Random playouts: in one compiled call where the reasoner has a batch kernel."""
         batch = self.reasoner.batch
@@ -217,7 +264,8 @@ class GdlGame(Game[Hashable]):
                 for _step in range(max_steps):
                     with time_limit(PROBE_SAFETY_SECONDS):  # one step: hostile rules can hang
                         if self.is_terminal(state):
-                            sums.append(sum(self.goals(state).values()))
+                            goals = self.goals(state)
+                            sums.append(sum(goals[r] for r in self.seats))
                             break
                         legal = self.all_legal_moves(state)
                         if moves < DYNAMICS_MOVES:
@@ -244,13 +292,15 @@ class GdlGame(Game[Hashable]):
         return GameInfo(
             dynamics,
             utility,
-            goal_range=_goal_range(self.rules),
+            goal_range=self._goal_range or _goal_range(self.rules, self.chance_role),
             capabilities=Capabilities(
                 compiled_playouts=self.reasoner.batch is not None,
                 tree_search=self._tree_search(),
             ),
             reasoner=self.reasoner_name,
             notes=notes,
+            information=self.information,
+            chance_role=self.chance_role,
         )
 
     def _tree_search(self) -> Callable[[int | None], TreeSearch] | None:
@@ -287,12 +337,15 @@ def _utility(sums: Sequence[int]) -> Utility:
     return Utility.ZERO_SUM if sums[0] == 100 else Utility.CONSTANT_SUM
 
 
-def _goal_range(rules: Sequence[Rule]) -> tuple[int, int]:
-    """The lowest and highest goal value the rules can give (0..100 when a value is computed)."""
+def _goal_range(rules: Sequence[Rule], chance: str | None = None) -> tuple[int, int]:
+    """The lowest and highest goal value the rules can give a seat (0..100 when a value is
+    computed); nature's own goal rules (``chance``) are not counted."""
     values = []
     for rule in rules:
         head = rule.head
         if isinstance(head, Func) and head.name == "goal" and len(head.args) == 2:
+            if isinstance(head.args[0], Const) and head.args[0].name == chance:
+                continue
             value = head.args[1]
             if not (isinstance(value, Const) and value.name.isdigit()):
                 return (0, 100)
@@ -379,8 +432,10 @@ def load_kif_text(
     check: bool = True,
     timeout: float = COMPILE_TIMEOUT,
     keep_compiling: float = 0.0,
+    notes: Sequence[str] = (),
 ) -> GdlGame:
-    """A game from GDL text; ``name`` is used in messages and as the game's name.
+    """A game from GDL text; ``name`` is used in messages and as the game's name;
+    ``notes``, said of the text by its caller, go first in the game's notes.
 
     ``timeout`` bounds the propnet's grounding and building; past it (or when the
     grounding estimate refuses the rules) ``auto`` runs the game on the join code. With
@@ -392,10 +447,19 @@ def load_kif_text(
     began = time.perf_counter()
     rules = parse_rules(text, name)
     parsed = time.perf_counter()
+    rule_notes: list[str] = list(notes)
     if check:
-        problems = check_rules(rules)
-        if any(p.severity == "error" for p in problems):
-            raise GdlCheckError(name, problems)
+        repaired = repair_rules(rules, check_rules(rules))
+        if repaired.errors:
+            raise GdlCheckError(name, sorted_problems((*repaired.problems, *repaired.repairs)))
+        rules = list(repaired.rules)
+        rule_notes += [str(p) for p in repaired.repairs]
+    rules = with_nature_goal(rules)
+    goal_range = _goal_range(rules, chance_role(rules))
+    if uses_sees(rules):
+        rules = with_goal_completion(rules)
+        goal_range = (0, goal_range[1])
+        rule_notes.append(GOAL_COMPLETION_NOTE)
     checked = time.perf_counter()
     game_name = Path(name).stem if name.endswith((".kif", ".gdl")) else name
     job = None
@@ -403,7 +467,9 @@ def load_kif_text(
         made, notes, compiled, job = late_propnet(rules, timeout, keep_compiling)
     else:
         made, notes, compiled = make_reasoner(rules, reasoner, timeout)
-    game = GdlGame(rules, made, name=game_name, notes=notes)
+    game = GdlGame(
+        rules, made, name=game_name, notes=notes, rule_notes=rule_notes, goal_range=goal_range
+    )
     if job is not None:
         game.pending_propnet = PendingPropnet(job, partial(_twin, game))
     grounded = reasoner not in ("prover", "joincode")
@@ -416,11 +482,46 @@ def _twin(game: GdlGame, compiled: Compiled[Any]) -> GdlGame:
     """``game`` on the propnet compiled in the background."""
     fast = importlib.import_module("ggpkit.reasoning.propnet.reasoner")
     twin = GdlGame(game.rules, fast.PropnetReasoner.from_compiled(compiled), game.name,
-                   game.description)  # fmt: skip
+                   game.description, rule_notes=game.rule_notes,
+                   goal_range=game._goal_range)  # fmt: skip
     twin.load_report = game.load_report
     return twin
 
 
 def load_kif_file(path: Path | str, reasoner: str = "auto", check: bool = True) -> GdlGame:
-    """A game from a ``.kif`` file (never reading more of it than the reader accepts)."""
-    return load_kif_text(read_kif_file(path), str(path), reasoner=reasoner, check=check)
+    """A game from a ``.kif`` file (never reading more of it than the reader accepts).
+
+    A *fragment*, a file of rules with no role, legal, goal or terminal (a fixed
+    strategy, say, written to be added to a game), is loaded with the game it extends
+    where that game stands beside it, named by the fragment's name up to an underscore
+    (``minesweeper_robot.kif`` extends ``minesweeper.kif``); the game's notes say so.
+    """
+    text = read_kif_file(path)
+    base = extended_game(Path(path), text)
+    if base is None:
+        return load_kif_text(text, str(path), reasoner=reasoner, check=check)
+    note = (
+        f"{Path(path).name} is a fragment (no role, legal, goal or terminal): loaded with "
+        f"{base.name}, the game it extends, whose lines come first"
+    )
+    combined = f"{read_kif_file(base)}\n{text}"
+    return load_kif_text(combined, str(path), reasoner=reasoner, check=check, notes=(note,))
+
+
+def extended_game(path: Path, text: str) -> Path | None:
+    """The game a fragment's file extends (see :func:`load_kif_file`); None for a game,
+    or for a fragment with no such game beside it."""
+    try:
+        rules = parse_rules(text, str(path))
+    except GgpkitError:
+        return None
+    if not rules or any(relation(r.head) in REQUIRED for r in rules):
+        return None
+    stem = path.stem
+    while "_" in stem:
+        stem = stem.rsplit("_", 1)[0]
+        for suffix in (".kif", ".gdl"):
+            candidate = path.with_name(stem + suffix)
+            if candidate.is_file() and candidate != path:
+                return candidate
+    return None

@@ -22,17 +22,18 @@ from ggpkit.errors import GgpkitError
 from ggpkit.games.library.errors import MalformedAnswerError
 from ggpkit.games.library.storage import library_dir, read_json, write_json
 from ggpkit.gdl.checker import check_rules, errors
+from ggpkit.gdl.game_rules import uses_sees
 from ggpkit.gdl.kif import MAX_TEXT_CHARS, parse_rules
 from ggpkit.gdl.terms import Const, Func
 
 GDL = "GDL"
-GDL2 = "GDL-II (not playable)"
+GDL2 = "GDL-II"
 CHECK_ERRORS = "GDL with check errors"
 SYNTAX_ERROR = "GDL with a syntax error"
 UNREADABLE = "unreadable"
 KINDS = (GDL, GDL2, CHECK_ERRORS, SYNTAX_ERROR, UNREADABLE)
 MAX_ROLES = 100
-FORMAT = 1
+FORMAT = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,9 +64,9 @@ def outline_of_text(text: str, file: str) -> Outline:
         problems = errors(check_rules(rules, file))
     except (GgpkitError, RecursionError):
         return Outline(roles, UNREADABLE)
-    if any(p.code == "gdl2" for p in problems):
-        return Outline(roles, GDL2)
-    return Outline(roles, CHECK_ERRORS if problems else GDL)
+    if problems:
+        return Outline(roles, CHECK_ERRORS)
+    return Outline(roles, GDL2 if uses_sees(rules) else GDL)
 
 
 def outlines(

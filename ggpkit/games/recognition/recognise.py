@@ -109,7 +109,10 @@ def _native(name: str) -> Game[Any] | None:
 
 
 def _alike(native: Game[Any], game: Game[Any]) -> bool:
-    """The cheap necessary conditions: as many roles, facts and legal moves at the start."""
+    """The cheap necessary conditions: the same kind of information (a native engine
+    says nothing of percepts), as many roles, facts and legal moves at the start."""
+    if native.info.information is not game.info.information:
+        return False
     if len(native.roles) != len(game.roles):
         return False
     a, b = native.initial_state(), game.initial_state()

@@ -45,10 +45,11 @@ from ggpkit.reasoning.grounding.rule_parts import Lit, dynamic_predicates, predi
 
 # Relation names that keep their own name in the clingo program.
 _RELATIONS = frozenset(
-    {"role", "init", "true", "does", "next", "legal", "goal", "terminal", "base", "input"}
+    {"role", "init", "true", "does", "next", "legal", "goal", "terminal", "base", "input", "sees"}
 )
 _SHOWN = (
     "role/1", "init/1", "true/1", "does/2", "next/1", "legal/2", "goal/2", "terminal/0",
+    "sees/2",
 )  # fmt: skip
 
 DEFAULT_TIMEOUT = 60.0
@@ -85,8 +86,8 @@ class GroundProgram:
 
     ``rules`` are ``(head, body)`` pairs; a body literal is an atom number, negated
     when below zero. ``atoms`` names the atoms of the GDL keyword relations (role,
-    init, true, does, next, legal, goal, terminal); other relations stay anonymous
-    numbers. ``facts`` holds the keyword-relation atoms true in every state.
+    init, true, does, next, legal, goal, terminal, and GDL-II's sees); other relations
+    stay anonymous numbers. ``facts`` holds the keyword-relation atoms true in every state.
     ``true_domain`` / ``does_domain`` are the possible base facts and moves.
     """
 

@@ -13,12 +13,13 @@ fixpoint, which is exactly the GDL meaning. Acyclic runs are evaluated once.
 The network is evaluated in three phases, each holding only the nodes it needs:
 ``A`` (legal and terminal, from the state), ``B`` (next, after the moves are
 set) and ``G`` (goals, from the state). A random playout then costs one ``A`` and
-one ``B`` evaluation per step and one ``G`` at the end.
+one ``B`` evaluation per step and one ``G`` at the end. GDL-II's percepts (``sees``)
+are computed like ``next``, from the state and the moves, so they belong to ``B``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -38,6 +39,14 @@ WATCH_MIN_BASE = 64
 """Networks with at least this many base facts name them in the fanout of their next
 literals' nodes, so a scalar playout step reads only the next literals that changed.
 With fewer, reading them all costs less than keeping the log (measured on ticTacToe)."""
+
+
+def _no_ints() -> I32:
+    return np.zeros(0, dtype=np.int32)
+
+
+def _no_roles() -> I32:
+    return np.zeros(1, dtype=np.int32)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +94,11 @@ class Propnet:
     watches_next: bool
     """Whether ``fanout`` names the base facts that read each node (see
     :data:`WATCH_MIN_BASE`)."""
+    percepts: tuple[tuple[Term, ...], ...] = ()
+    """Per role, every percept ``sees`` may give it (GDL-II), sorted by text; none in GDL."""
+    sees_lits: I32 = field(default_factory=_no_ints)
+    """The literal of each percept, role after role (``sees_start`` splits them); phase B."""
+    sees_start: I32 = field(default_factory=_no_roles)
 
     @property
     def size(self) -> int:
@@ -207,14 +221,18 @@ class _Views:
     goal_start: list[int] = field(default_factory=lambda: [0])
     next_lits: list[int] = field(default_factory=list)
     terminal_lit: int = 2 * FALSE
+    percepts: list[tuple[Term, ...]] = field(default_factory=list)
+    sees_lits: list[int] = field(default_factory=list)
+    sees_start: list[int] = field(default_factory=lambda: [0])
 
 
 def _role_views(
     program: GroundProgram, does_node: dict[tuple[int, Term], int], view: Callable[[Term], int]
 ) -> _Views:
-    """Each role's possible moves with their legal literals, and its goal literals."""
+    """Each role's possible moves with their legal literals, its goal and percept literals."""
     views = _Views()
     goal_terms = [t for t in (*program.atoms.values(), *program.facts) if _is(t, "goal", 2)]
+    _percept_views(program, views, view)
     for i, role in enumerate(program.roles):
         ms = sorted((m for (r, m) in does_node if r == i), key=str)
         role_moves = []
@@ -241,6 +259,25 @@ def _role_views(
     return views
 
 
+def _percept_views(program: GroundProgram, views: _Views, view: Callable[[Term], int]) -> None:
+    """Each role's possible percepts (GDL-II's ``sees``) and their literals."""
+    seen: dict[str, list[Term]] = {}
+    for t in (*program.atoms.values(), *program.facts):
+        if isinstance(t, Func) and _is(t, "sees", 2):
+            seen.setdefault(str(t.args[0]), []).append(t)
+    for role in program.roles:
+        kept = []
+        for t in sorted(set(seen.get(role, ())), key=str):
+            lit = view(t)
+            if lit in (2 * FALSE, 2 * TRUE + 1):
+                continue
+            assert isinstance(t, Func)
+            kept.append(t.args[1])
+            views.sees_lits.append(lit)
+        views.percepts.append(tuple(kept))
+        views.sees_start.append(len(views.sees_lits))
+
+
 def _laid_out(
     b: Builder,
     roles: tuple[str, ...],
@@ -264,10 +301,11 @@ def _laid_out(
     legal_lits = [x for run in runs for x in run]
     next_lits = [moved(x) for x in views.next_lits]
     goal_lits = [moved(x) for x in views.goal_lits]
+    sees_lits = [moved(x) for x in views.sees_lits]
     terminal_lit = moved(views.terminal_lit)
     roots = ([*legal_lits, terminal_lit], next_lits, goal_lits)
     watch = len(next_lits) >= WATCH_MIN_BASE
-    order, blocks, phases, inc = schedule_network(kind, in_start, flat, roots, watch)
+    order, blocks, phases, inc = schedule_network(kind, in_start, flat, roots, watch, sees_lits)
 
     def arr(xs: list[int]) -> I32:
         return np.asarray(xs, dtype=np.int32)
@@ -299,6 +337,9 @@ def _laid_out(
         scc_nodes=inc[4],
         needed=inc[5],
         watches_next=watch,
+        percepts=tuple(views.percepts),
+        sees_lits=arr(sees_lits),
+        sees_start=arr(views.sees_start),
     )
 
 
@@ -455,14 +496,20 @@ def schedule_network(
     inputs: I32,
     roots: tuple[list[int], list[int], list[int]],
     watch_next: bool,
+    percepts: Sequence[int] = (),
 ) -> tuple[I32, I32, I32, tuple[I32, ...]]:
     """Order, blocks and phases of the three evaluation phases, and the incremental arrays.
 
-    Phase A needs what legal and terminal depend on; B what next depends on and G
-    what the goals depend on, each less what A already evaluated. The incremental
-    arrays cover A and B only: the goals' gates are evaluated (phase G) when read.
+    Phase A needs what legal and terminal depend on; B what next and the ``percepts``
+    literals depend on and G what the goals depend on, each less what A already
+    evaluated. The incremental arrays cover A and B only: the goals' gates are
+    evaluated (phase G) when read.
     """
-    a, b, g = (graph.closure(in_start, inputs, np.asarray(r, dtype=np.int32)) for r in roots)
+    a_roots, next_roots, g_roots = roots
+    a, b, g = (
+        graph.closure(in_start, inputs, np.asarray(r, dtype=np.int32))
+        for r in (a_roots, [*next_roots, *percepts], g_roots)
+    )
     needs = np.stack([a, b & (a ^ 1), g & (a ^ 1)])
     comp_start, comp_nodes = graph.components(in_start, inputs, a | b | g)
     order, blocks, phases = graph.schedule(kind, in_start, inputs, comp_start, comp_nodes, needs)

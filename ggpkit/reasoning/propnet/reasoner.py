@@ -308,6 +308,31 @@ class PropnetReasoner:
 
     def next(self, state: bytes, moves: Sequence[Term]) -> bytes:
         """The state after a joint move in role order."""
+        val, does = self._with_moves(state, moves)
+        bits = val[self._next_src] ^ self._next_neg
+        val[does] = 0
+        return self._pack(bits)
+
+    def percepts(self, state: bytes, moves: Sequence[Term]) -> tuple[frozenset[Term], ...]:
+        """GDL-II's ``sees`` after a joint move: phase B's percept literals, per role."""
+        net = self.net
+        val, does = self._with_moves(state, moves)
+        lits = net.sees_lits
+        on = (val[lits >> 1] ^ (lits & 1).astype(np.uint8)).tolist()
+        val[does] = 0
+        if not net.percepts:  # a network built without percepts: GDL gives none
+            return tuple(frozenset() for _ in self.roles)
+        starts = net.sees_start.tolist()
+        return tuple(
+            frozenset(p for i, p in enumerate(percepts) if on[starts[r] + i])
+            for r, percepts in enumerate(net.percepts)
+        )
+
+    def _with_moves(
+        self, state: bytes, moves: Sequence[Term]
+    ) -> tuple[npt.NDArray[np.uint8], list[int]]:
+        """This thread's node values with phase B of ``state`` under ``moves`` evaluated,
+        and the move nodes set (the caller clears them once it has read what it needs)."""
         net = self.net
         if len(moves) != len(self.roles):
             raise ReasonerError(f"expected {len(self.roles)} moves, got {len(moves)}")
@@ -324,9 +349,7 @@ class PropnetReasoner:
             net.kind, net.in_start, net.inputs, net.order, net.blocks,
             net.phases[2], net.phases[3], val,
         )  # fmt: skip
-        bits = val[self._next_src] ^ self._next_neg
-        val[does] = 0
-        return self._pack(bits)
+        return val, does
 
     def terminal(self, state: bytes) -> bool:
         """True in a terminal state."""

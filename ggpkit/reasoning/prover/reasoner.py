@@ -1216,6 +1216,20 @@ class Prover:
 
     @_fresh_after_error
     def next(self, state: ProverState, moves: Sequence[Term]) -> ProverState:
+        move_db = self._with_moves(state, moves)
+        return frozenset(v[1] for v in move_db.get("next").facts if type(v) is tuple)
+
+    @_fresh_after_error
+    def percepts(self, state: ProverState, moves: Sequence[Term]) -> tuple[frozenset[Term], ...]:
+        """GDL-II's ``sees`` of ``state`` with ``moves`` asserted, as :meth:`next` asks ``next``."""
+        seen = self._with_moves(state, moves).get("sees").facts
+        return tuple(
+            frozenset(to_term(v[2]) for v in seen if type(v) is tuple and v[1] == role)
+            for role in self._role_values
+        )
+
+    def _with_moves(self, state: ProverState, moves: Sequence[Term]) -> _Db:
+        """A context for the relations that depend on the moves: ``does`` holds ``moves``."""
         if len(moves) != len(self.roles):
             raise ReasonerError(f"a joint move needs {len(self.roles)} moves, got {len(moves)}")
         db, _ = self._state(state)
@@ -1224,7 +1238,7 @@ class Prover:
         for role, move in zip(self._role_values, moves, strict=True):
             does.add(("does", role, to_value(move)))
         move_db.rels["does"] = does
-        return frozenset(v[1] for v in move_db.get("next").facts if type(v) is tuple)
+        return move_db
 
     @_fresh_after_error
     def terminal(self, state: ProverState) -> bool:

@@ -1,4 +1,9 @@
-"""Stored matches: listed, shown for replay, downloaded and imported as ggp.org match JSON."""
+"""Stored matches: listed, shown for replay, downloaded and imported as ggp.org match JSON.
+
+A match of a game of imperfect information is replayed from the true state or from
+one role's view, and only once it is over: while it is played the true state is
+nobody's to see (its players see their views on the play page).
+"""
 
 from __future__ import annotations
 
@@ -8,8 +13,11 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
+from ggpkit.games.registry import games, load
 from ggpkit.match.records import MatchRecord, RecordError
-from ggpkit.web.state import State
+from ggpkit.web.role_views import hides_state, replay_role_view
+from ggpkit.web.sessions import ForbiddenError
+from ggpkit.web.state import AppState, State
 from ggpkit.web.views import record_view
 
 router = APIRouter()
@@ -40,19 +48,39 @@ def list_matches(
 
 
 @router.get("/api/matches/{match_id}")
-def get_match(match_id: str, st: State) -> dict[str, Any]:
-    return record_view(st.boards, st.store.load(match_id))
+def get_match(match_id: str, st: State, view: str = "true") -> dict[str, Any]:
+    """A stored match for replay: ``view=true`` (the default) the true state, every move
+    and percept; ``view=ROLE`` that role's moves and percepts only. 403 for a match of
+    imperfect information that is still being played."""
+    record = _replayable(st, match_id)
+    if view == "true":
+        return record_view(st.boards, record)
+    game = load(record.game_name) if record.game_name in games() else None
+    return replay_role_view(game, record, view)
 
 
 @router.get("/api/matches/{match_id}/json")
 def download_match(match_id: str, st: State) -> Response:
     """The match as ggp.org match JSON with the rules embedded."""
-    record = st.store.load(match_id)
+    record = _replayable(st, match_id)
     return Response(
         record.dumps(),
         media_type="application/json",
         headers={"Content-Disposition": f'attachment; filename="{record.match_id}.json"'},
     )
+
+
+def _replayable(st: AppState, match_id: str) -> MatchRecord:
+    """The stored record, unless it would show a hidden state still in play (403)."""
+    record = st.store.load(match_id)
+    live = st.sessions.is_live(record.match_id) and st.sessions.get(record.match_id).hidden
+    over = record.is_completed or record.is_aborted
+    if live or (hides_state(record) and not over):
+        raise ForbiddenError(
+            f"{record.match_id} is a game of hidden information still being played: its "
+            "replay opens when it ends"
+        )
+    return record
 
 
 @router.post("/api/matches/import", status_code=201)

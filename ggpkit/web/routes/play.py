@@ -58,7 +58,7 @@ def list_games() -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for name, description in games().items():
         game = load(name)
-        out.append({"name": name, "description": description, "roles": list(game.roles),
+        out.append({"name": name, "description": description, "roles": list(game.seats),
                     "library": False, "source": "registered", "origin": "registered"})  # fmt: skip
     return out + playable_games(games())
 
@@ -98,7 +98,16 @@ async def new_session(req: NewSession, st: State) -> dict[str, Any]:
 
 @router.get("/api/sessions/{session_id}")
 def get_session(session_id: str, st: State) -> dict[str, Any]:
+    """The session as anyone may see it: in a game of imperfect information, its public
+    part only (turn, seats, who moves, the result at the end), never the state."""
     return session_view(st.boards, st.sessions.get(session_id))
+
+
+@router.get("/api/sessions/{session_id}/view/{role}")
+def get_role_view(session_id: str, role: str, request: Request, st: State) -> dict[str, Any]:
+    """The session with ``role``'s view (``view``: its moves, percepts, legal moves), for
+    the browser that plays that seat; 403 for an agent's seat while the game goes on."""
+    return session_view(st.boards, st.viewer(session_id, role, request), role)
 
 
 @router.post("/api/sessions/{session_id}/move")
@@ -109,15 +118,19 @@ async def post_move(
     session = st.authorised(session_id, request)
     text = move_from_text(session.game, req.move)  # a short form (d2-d4) or a GDL term
     move = partial(st.sessions.move, role=req.role, move=text, version=req.version)
-    return await _act(st, session, move)
+    return await _act(st, session, move, req.role)
 
 
 @router.post("/api/sessions/{session_id}/agent")
-async def agent_move(session_id: str, request: Request, st: State) -> dict[str, Any]:
-    """Let the agent(s) to move play one step (no-op when a person must move)."""
-    session = st.authorised(session_id, request)
+async def agent_move(
+    session_id: str, request: Request, st: State, role: str | None = None
+) -> dict[str, Any]:
+    """Let the agent(s) to move play one step (no-op when a person must move); with
+    ``role`` (a person's seat), the answer holds that role's view."""
+    session = st.authorised(session_id, request) if role is None else st.viewer(
+        session_id, role, request)  # fmt: skip
     await st.sessions.agent_step(session)  # agents think without holding a worker thread
-    return await run_in_threadpool(session_view, st.boards, session)
+    return await run_in_threadpool(session_view, st.boards, session, role)
 
 
 @router.post("/api/sessions/{session_id}/undo")
@@ -159,7 +172,7 @@ async def events(session_id: str, request: Request, st: State) -> StreamingRespo
 
 
 async def _act(
-    st: AppState, session: Session, action: Callable[[Session], object]
+    st: AppState, session: Session, action: Callable[[Session], object], role: str | None = None
 ) -> dict[str, Any]:
     """Run a session action and build the new view, both in one worker thread.
 
@@ -169,7 +182,7 @@ async def _act(
 
     def act() -> dict[str, Any]:
         action(session)
-        return session_view(st.boards, session)
+        return session_view(st.boards, session, role)
 
     return await run_in_threadpool(act)
 

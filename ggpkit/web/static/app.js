@@ -1,9 +1,10 @@
 // ggpkit front end: plain ES modules over the JSON API (see /docs). No build step.
 // Pages: #/ (new game; #/new/NAME with the game NAME chosen), #/play/ID, #/matches,
-// #/replay/ID, #/gdl.
+// #/replay/ID (#/replay/ID/ROLE: a game of imperfect information as ROLE saw it), #/gdl.
 
 import { drawBoard } from "./board.js";
 import { pageGdl, waitForLoad } from "./gdl.js";
+import { viewSteps } from "./hidden.js";
 import { pagePlay } from "./play.js";
 import { api, h, ownsSession, showError } from "./util.js";
 
@@ -136,22 +137,100 @@ async function pageMatches() {
 }
 
 function replayJoint(rec, k) {
+  if (rec.imperfect) {
+    // every role named, nature's draws marked: the true state shows what each role did
+    const who = (r) => (r === rec.chance_role ? `${r} (nature)` : r);
+    return rec.moves[k].map((m, i) => `${who(rec.summary.roles[i])}: ${m}`).join(" · ");
+  }
   const joint = rec.moves_short ? rec.moves_short[k] : rec.moves[k].map((m) => ({ move: m, short: null }));
   const real = joint.filter((m) => m.move !== "noop");
   return (real.length ? real : joint).map((m) => (m.short ? `${m.short} ${m.move}` : m.move)).join(" · ");
 }
 
-async function pageReplay(id) {
-  const rec = await api(`/api/matches/${encodeURIComponent(id)}`);
+// Games of imperfect information: the true state, or one seat's view.
+function viewSelect(rec, id) {
+  if (!rec.imperfect) return null;
+  const select = h("select", { id: "view-select", "aria-label": "Whose view" },
+    h("option", { value: "true", selected: rec.view === "true" || null }, "True state: every move and percept"),
+    rec.seats.map((r) => h("option", { value: r, selected: rec.view === r || null }, `${r}'s view`)));
+  const base = `#/replay/${encodeURIComponent(id)}`;
+  select.addEventListener("change", () => (location.hash = select.value === "true" ? base : `${base}/${encodeURIComponent(select.value)}`));
+  return h("label", { class: "field" }, "Show ", select);
+}
+
+// Who played: "white vs black" players, or with each role named where nature is one of them.
+function playersText(rec) {
+  const { roles, players } = rec.summary;
+  return rec.imperfect || rec.chance_role ? roles.map((r, k) => `${r}: ${players[k]}`).join(" vs ") : players.join(" vs ");
+}
+
+function goalsText(rec) {
+  const { roles, goals } = rec.summary;
+  return roles.map((r, k) => [r, goals[k]]).filter(([r]) => r !== rec.chance_role).map(([r, g]) => `${r} ${g}`).join(", ");
+}
+
+function perceptsAt(rec, index) {
+  if (!rec.imperfect || index === 0) return [];
+  const seen = rec.percepts[index - 1] || [];
+  return rec.summary.roles
+    .map((r, k) => [r, seen[k] || []])
+    .filter(([r]) => r !== rec.chance_role)
+    .map(([r, p]) => h("li", {}, h("b", {}, `${r} saw: `), p.length ? p.join(", ") : h("span", { class: "muted" }, "nothing")));
+}
+
+function replayControls(id, show, current, last) {
+  return h("div", { class: "controls" },
+    h("button", { id: "first", onclick: () => show(0) }, "« Start"),
+    h("button", { id: "back", onclick: () => show(current() - 1) }, "◀ Back"),
+    h("button", { id: "forward", onclick: () => show(current() + 1) }, "Forward ▶"),
+    h("button", { id: "last", onclick: () => show(last) }, "End »"),
+    h("a", { class: "button", href: `/api/matches/${encodeURIComponent(id)}/json`, download: "" }, "Download JSON"));
+}
+
+function arrowKeys(show, current) {
+  document.onkeydown = (e) => {
+    if (!location.hash.startsWith("#/replay/")) return;
+    if (e.key === "ArrowLeft") show(current() - 1);
+    if (e.key === "ArrowRight") show(current() + 1);
+  };
+}
+
+// A match as one role saw it: its moves and percepts turn by turn, never the state.
+function replayRoleView(rec, id) {
+  let index = rec.steps.length;
+  const last = rec.steps.length;
+  const status = h("p", { class: "status", id: "status", role: "status" });
+  const box = h("div", { id: "view-box" });
+  function show(i) {
+    index = Math.max(0, Math.min(last, i));
+    const goals = index === last && rec.summary.goals ? ` — goals: ${goalsText(rec)}` : "";
+    status.textContent = `Turn ${index} of ${last}${goals}`;
+    box.replaceChildren(index ? viewSteps(rec.steps.slice(0, index), rec.chance_role, index) : h("p", { class: "muted" }, "The start: nothing seen yet."));
+  }
+  arrowKeys(show, () => index);
+  view.replaceChildren(
+    h("section", { class: "card wide hidden-play" },
+      h("h1", {}, `Replay: ${rec.summary.game}`),
+      h("p", { class: "whose", id: "whose" }, `${rec.view.charAt(0).toUpperCase()}${rec.view.slice(1)}'s view`, h("span", { class: "small" }, " — its own moves and percepts only")),
+      viewSelect(rec, id), status, replayControls(id, show, () => index, last), box),
+  );
+  show(last);
+}
+
+async function pageReplay(id, as) {
+  const rec = await api(`/api/matches/${encodeURIComponent(id)}${as ? `?view=${encodeURIComponent(as)}` : ""}`);
+  if (rec.view !== "true") return replayRoleView(rec, id);
   let index = 0;
   const last = rec.boards.length - 1;
   const boardBox = h("div", { class: "board-box", id: "board" });
   const status = h("p", { class: "status", id: "status", role: "status" });
   const list = h("ol", { class: "movelog", id: "movelog", start: "1" });
+  const seen = h("ul", { class: "percepts-now", id: "percepts" });
   function show(i) {
     index = Math.max(0, Math.min(last, i));
-    const goals = index === last && rec.summary.goals ? ` — goals: ${rec.summary.roles.map((r, k) => `${r} ${rec.summary.goals[k]}`).join(", ")}` : "";
+    const goals = index === last && rec.summary.goals ? ` — goals: ${goalsText(rec)}` : "";
     status.textContent = `Step ${index} of ${last}${goals}`;
+    seen.replaceChildren(...perceptsAt(rec, index));
     const marks = Object.fromEntries((rec.last_cells[index] || []).map((key) => [key, "last"]));
     boardBox.replaceChildren(rec.boards[index] ? drawBoard(rec.boards[index], { marks, label: "replay board" }) : h("pre", { class: "facts" }, rec.states[index]));
     list.querySelectorAll("li").forEach((li, k) => li.classList.toggle("current", k + 1 === index));
@@ -160,20 +239,11 @@ async function pageReplay(id) {
     ...rec.moves.map((joint, k) =>
       h("li", {}, h("button", { class: "link", onclick: () => show(k + 1) }, replayJoint(rec, k), rec.errors[k]?.some((e) => e) ? ` [${rec.errors[k].filter((e) => e).join(", ")}]` : ""))),
   );
-  const controls = h("div", { class: "controls" },
-    h("button", { id: "first", onclick: () => show(0) }, "« Start"),
-    h("button", { id: "back", onclick: () => show(index - 1) }, "◀ Back"),
-    h("button", { id: "forward", onclick: () => show(index + 1) }, "Forward ▶"),
-    h("button", { id: "last", onclick: () => show(last) }, "End »"),
-    h("a", { class: "button", href: `/api/matches/${encodeURIComponent(id)}/json`, download: "" }, "Download JSON"));
-  document.onkeydown = (e) => {
-    if (!location.hash.startsWith("#/replay/")) return;
-    if (e.key === "ArrowLeft") show(index - 1);
-    if (e.key === "ArrowRight") show(index + 1);
-  };
+  const controls = replayControls(id, show, () => index, last);
+  arrowKeys(show, () => index);
   view.replaceChildren(
     h("section", { class: "play" },
-      h("div", { class: "board-col" }, h("h1", {}, `Replay: ${rec.summary.game}`), h("p", { class: "muted" }, rec.summary.players.join(" vs ")), status, boardBox, controls),
+      h("div", { class: "board-col" }, h("h1", {}, `Replay: ${rec.summary.game}`), h("p", { class: "muted" }, playersText(rec)), viewSelect(rec, id), status, rec.imperfect ? h("h3", {}, "True state") : null, boardBox, seen, controls),
       h("aside", { class: "side" }, h("h3", {}, "Moves"), list)),
   );
   show(0);
@@ -188,14 +258,14 @@ function closeOnLeave(stream) {
 
 async function route() {
   const hash = location.hash || "#/";
-  const [, page, id] = hash.split("/");
+  const [, page, id, role] = hash.split("/");
   document.onkeydown = null;
   openStreams.forEach((stream) => stream.close());
   openStreams = [];
   try {
     if (page === "play" && id) await pagePlay(view, decodeURIComponent(id), closeOnLeave);
     else if (page === "matches") await pageMatches();
-    else if (page === "replay" && id) await pageReplay(decodeURIComponent(id));
+    else if (page === "replay" && id) await pageReplay(decodeURIComponent(id), role ? decodeURIComponent(role) : null);
     else if (page === "gdl") await pageGdl(view);
     else await pageHome(page === "new" && id ? decodeURIComponent(id) : null);
     view.focus({ preventScroll: true }); // for screen readers; drawn without a frame (style.css)

@@ -2,6 +2,7 @@
 // with pause, play, replay and steps back and forth, and why the game ended.
 
 import { drawBoard } from "./board.js";
+import { pageHidden } from "./hidden.js";
 import { api, h, moveLabel, ownsSession, showError, sleep, toast } from "./util.js";
 
 const cap = (text) => text.charAt(0).toUpperCase() + text.slice(1);
@@ -18,6 +19,7 @@ export function endText(view) {
 
 export async function pagePlay(view, id, closeOnLeave) {
   let session = await api(`/api/sessions/${id}`);
+  if (session.imperfect) return pageHidden(view, session, id, closeOnLeave); // never the state
   let selected = null; // the key of the cell a move starts from
   let hinted = [];
   let running = true; // watch mode: agents play on by themselves

@@ -1,0 +1,195 @@
+"""A bag of sampled histories, kept through a match and updated with each percept.
+
+HyperPlay's hypotheses (Schofield, Cerexhe and Thielscher, AAAI 2012): rather than sample
+the information set afresh each turn, keep N histories and extend each by the turn's
+move and percepts. A history that can no longer give the view has *died*: it is backed
+up to an earlier step and walked forward again
+(:func:`~ggpkit.games.information.extend_hypothesis`), as HyperPlay backtracks to the
+last choice with options left. The bag is refilled with fresh samples while time
+allows, so that it does not collapse onto the survivors of one early guess.
+
+Each history keeps its steps' factors (:class:`~ggpkit.games.information.Hypothesis`):
+the searches weigh its state by their product, which makes the bag's states a fair
+sample of the posterior (the host in Monty Hall who opens the door seen only half the
+time he could).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Hashable
+from typing import Any
+
+from ggpkit.games.api import Game
+from ggpkit.games.information import (
+    History,
+    Hypothesis,
+    InformationSetError,
+    advance_belief,
+    extend_hypothesis,
+    sample_hypothesis,
+)
+from ggpkit.games.views import RoleView
+
+EXACT_STATES = 256
+"""While the information set has at most this many states, the bag holds all of them with
+their exact posterior (:func:`~ggpkit.games.information.advance_belief`, one step a
+turn) rather than samples: sixteen samples weigh Monty Hall's two doors too roughly to
+see that switching wins two times in three."""
+WALK_BUDGET = 400
+"""Expanded steps one walk may take before the bag gives up on it (and backs up more)."""
+LATE_TRIES = 3
+"""Walks an empty bag takes at its deadline, of each kind (see ``HistoryBag._late``)."""
+LATE_GRACE = 0.1
+"""Seconds past its deadline an empty bag may look for a history that heeds every percept."""
+
+
+class HistoryBag:
+    """Up to ``size`` histories of one role's view, updated turn by turn.
+
+    ``use_percepts=False`` samples histories that give the role its own moves only: the
+    bag of a player that ignores what it sees.
+    """
+
+    def __init__(self, size: int, rng: random.Random, use_percepts: bool = True) -> None:
+        self.size = max(1, size)
+        self.rng = rng
+        self.use_percepts = use_percepts
+        self.hypotheses: list[Hypothesis] = []
+        self.turn = -1
+        self.resampled = 0
+        """Histories that died and were walked again, over the match (for tests and notes)."""
+        self.exact: dict[Hashable, float] | None = None
+        """Every state of the information set with its posterior, while it is small."""
+        self.lines: dict[Hashable, History] = {}
+        """A history of each state of :attr:`exact`, to sample from where it grows too big."""
+        self.anchors: list[Hypothesis] = []
+        """Histories of the last turn the bag was not empty: where every history dies and
+        none is found again, they are walked on heeding the role's own moves only."""
+
+    def clear(self) -> None:
+        """Forget every history (a new match)."""
+        self.hypotheses = []
+        self.turn = -1
+        self.resampled = 0
+        self.exact = None
+        self.lines = {}
+        self.anchors = []
+
+    def update(self, game: Game[Any], view: RoleView, deadline: float) -> None:
+        """Bring every history to ``view``'s turn, within ``deadline`` (``perf_counter``)
+        where it can; past it only while the bag is empty (a search needs one state).
+        A view of an earlier turn than the bag's starts the bag over."""
+        if view.turn < self.turn or self.turn < 0:
+            self.clear()  # a new match
+            self.exact = {game.initial_state(): 1.0}
+            self.lines = {game.initial_state(): (game.initial_state(),)}
+        if self.exact is not None:
+            self._advance(game, view)
+        if self.exact is not None:
+            self.turn = view.turn
+            return
+        before = self.hypotheses
+        kept: list[Hypothesis] = []
+        for hypothesis in before:
+            grown = self._extend(game, view, hypothesis, deadline)
+            if grown is not None and not game.is_terminal(grown.state):
+                kept.append(grown)
+        self.hypotheses = kept
+        self._fill(game, view, deadline, before or self.anchors)
+        if self.hypotheses:
+            self.anchors = self.hypotheses[:LATE_TRIES]
+        self.turn = view.turn
+
+    def _advance(self, game: Game[Any], view: RoleView) -> None:
+        """The exact belief brought to ``view``'s turn; where it grows past
+        :data:`EXACT_STATES`, dropped for a bag drawn from it at the last step it was
+        exact (by posterior, so of equal weights), which the update then walks on."""
+        assert self.exact is not None
+        for step in range(max(self.turn, 0), view.turn):
+            parents: dict[Hashable, Hashable] = {}
+            try:
+                after = advance_belief(
+                    game, self.exact, view, step, EXACT_STATES, self.use_percepts, parents
+                )
+            except InformationSetError:
+                states = list(self.exact)
+                drawn = self.rng.choices(states, [self.exact[s] for s in states], k=self.size)
+                self.hypotheses = [Hypothesis(self.lines[s], (1.0,) * step) for s in drawn]
+                self.exact, self.lines = None, {}
+                return
+            self.lines = {s: (*self.lines[parents[s]], s) for s in after}
+            self.exact = after
+
+    def _extend(
+        self, game: Game[Any], view: RoleView, hypothesis: Hypothesis, deadline: float
+    ) -> Hypothesis | None:
+        """``hypothesis`` walked on to ``view``'s turn (backed up where it died)."""
+        grown = extend_hypothesis(
+            game, view, self.rng, hypothesis, WALK_BUDGET, deadline, self.use_percepts
+        )
+        if grown is not None and grown.line[: len(hypothesis.line)] != hypothesis.line:
+            self.resampled += 1
+        return grown
+
+    def _fill(
+        self, game: Game[Any], view: RoleView, deadline: float, before: list[Hypothesis]
+    ) -> None:
+        """Fresh histories until the bag is full or the deadline passes; then copies of
+        the survivors (a particle filter's resampling: they part at their next steps).
+        A bag left empty takes, as a last resort, histories that give the role's own
+        moves but not all its percepts: a state near the truth beats no move at all."""
+        tries = 0
+        while len(self.hypotheses) < self.size and time.perf_counter() < deadline:
+            tries += 1
+            if tries > self.size:
+                break
+            found = sample_hypothesis(
+                game, view, self.rng, None, WALK_BUDGET, deadline, self.use_percepts
+            )
+            if found is not None and not game.is_terminal(found.state):
+                self.hypotheses.append(found)
+        if not self.hypotheses:
+            self._late(game, view, before)
+        survivors = list(self.hypotheses)
+        while survivors and len(self.hypotheses) < self.size:
+            self.hypotheses.append(self.rng.choice(survivors))
+
+    def _late(self, game: Game[Any], view: RoleView, before: list[Hypothesis]) -> None:
+        """One history for a bag still empty at its deadline, each kind of walk within
+        :data:`LATE_GRACE`: short walks from the start that heed every percept; else the
+        histories of the last turn (or the last that had any) walked on with the new
+        steps' own moves only (their percepts not heeded: the state may differ from the
+        truth in what was just perceived, but keeps all that was known before); else
+        walks from the start that heed the own moves only. A state near the truth beats
+        no move; no state at all leaves the bag empty, and the agent fails the move (the
+        referee plays a random one) rather than be late."""
+        heed = self.use_percepts
+        kinds: list[list[tuple[Hypothesis | None, bool]]] = [
+            [(None, heed)] * LATE_TRIES,
+            [(h, False) for h in before[:LATE_TRIES]],
+            [(None, False)] * LATE_TRIES,
+        ]
+        for kind in kinds:
+            grace = time.perf_counter() + LATE_GRACE
+            for start, use_percepts in kind:
+                found = sample_hypothesis(
+                    game, view, self.rng, start, WALK_BUDGET, grace, use_percepts
+                )
+                if found is not None and not game.is_terminal(found.state):
+                    self.hypotheses.append(found)
+                    return
+
+    def belief(self) -> dict[Hashable, float]:
+        """The bag's states, each once, with the share of the bag's weight ending there
+        (or the exact posterior, while the set is small)."""
+        if self.exact is not None:
+            return dict(self.exact)  # its terminal states: moves are asked of live ones
+        weights: dict[Hashable, float] = {}
+        for hypothesis in self.hypotheses:
+            weights[hypothesis.state] = weights.get(hypothesis.state, 0.0) + hypothesis.weight
+        total = sum(weights.values())
+        if total <= 0:
+            return {state: 1.0 / len(weights) for state in weights}
+        return {state: weight / total for state, weight in weights.items()}

@@ -1,0 +1,137 @@
+"""What the searches over a bag of histories share: the clock, the bag, the moves to weigh.
+
+A searcher from views (:class:`BagSearcher`) spends part of each move bringing its bag
+up to date (:mod:`~ggpkit.agents.hidden.bag`) and the rest searching the bag's states;
+subclasses write the search. The moves it weighs must be legal in the sampled states:
+in a well-formed game a role's legal moves are the same in every state of its
+information set, but where they are not (rules that let a role's options hang on what
+it cannot see), it weighs the moves legal in every sampled state, else those legal in
+the most of them by weight.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from abc import abstractmethod
+from collections.abc import Hashable
+from typing import Any
+
+from ggpkit.agents.base import Agent, AgentError, Limit
+from ggpkit.agents.hidden.bag import HistoryBag
+from ggpkit.games.api import Game
+from ggpkit.games.views import RoleView
+from ggpkit.gdl.terms import Term
+
+DEFAULT_LIMIT = Limit(time=1.0)
+"""Used when neither the spec nor the caller limits the search (as the MCTS agent)."""
+BAG_SHARE = 0.5
+"""Most of a move's time the bag's update may take; the search has the rest."""
+MARGIN = 0.01
+"""Seconds kept back from a move's time for answering."""
+
+
+def candidate_moves(game: Game[Any], belief: dict[Hashable, float], role: str) -> list[Term]:
+    """The moves of ``role`` legal in every state of ``belief``, else those legal in the
+    largest share of it (by weight), in a fixed order."""
+    weight: dict[Term, float] = {}
+    total = 0.0
+    for state, share in belief.items():
+        if game.is_terminal(state):
+            continue
+        total += share
+        for move in game.legal_moves(state, role):
+            weight[move] = weight.get(move, 0.0) + share
+    if not weight:
+        return []
+    best = max(weight.values())
+    everywhere = [m for m, w in weight.items() if w >= total * (1 - 1e-9)]
+    return everywhere or [m for m, w in weight.items() if w >= best * (1 - 1e-9)]
+
+
+def goal_of(game: Game[Any], state: Hashable, role: str, rng: random.Random) -> float:
+    """``role``'s goal (0..1) at the end of a random playout from ``state``."""
+    if game.is_terminal(state):
+        return game.goals(state)[role] / 100
+    goals, _ = game.random_playout(state, rng)
+    return goals[role] / 100
+
+
+def random_joint(
+    game: Game[Any], state: Hashable, role: str, move: Term, rng: random.Random
+) -> list[Term]:
+    """A joint move of ``state`` in which ``role`` plays ``move`` and every other role
+    (nature and opponents) a uniformly random legal move."""
+    return [
+        move if other == role else rng.choice(game.legal_moves(state, other))
+        for other in game.roles
+    ]
+
+
+class BagSearcher(Agent):
+    """A player from views: a bag of ``bag`` histories and a search over their states.
+
+    ``limit`` is the agent's own (the caller's still applies, the stricter winning);
+    ``use_percepts=False`` makes the player ignore its percepts (the ``blind`` baseline).
+    """
+
+    plays_from_views = True
+
+    def __init__(
+        self,
+        limit: Limit | None = None,
+        seed: int | None = None,
+        bag: int = 16,
+        use_percepts: bool = True,
+    ) -> None:
+        self.limit = limit or Limit()
+        self.rng = random.Random(seed)
+        self.bag = HistoryBag(bag, self.rng, use_percepts)
+        self.last_playouts = 0
+        """Playouts (or iterations) of the last search, for tests and notes."""
+
+    def start(self, game: Game[Any], role: str) -> None:
+        """A new match: an empty bag."""
+        self.bag.clear()
+
+    def stop(self) -> None:
+        """The match is over: forget its histories."""
+        self.bag.clear()
+
+    def select(self, game: Game[Any], state: Hashable, role: str, limit: Limit) -> Term:
+        """The best move found for ``role`` from its view (or from a true state, where a
+        game of perfect information hands one)."""
+        started = time.perf_counter()
+        limit = self.limit.stricter(limit)
+        if limit.time is None and limit.playouts is None:
+            limit = limit.stricter(DEFAULT_LIMIT)
+        seconds = math.inf if limit.time is None else max(0.0, limit.time - MARGIN)
+        deadline = started + seconds
+        if isinstance(state, RoleView):
+            bag_deadline = started + BAG_SHARE * seconds if seconds < math.inf else started + 5.0
+            self.bag.update(game, state, bag_deadline)
+            belief = self.bag.belief()
+        else:
+            belief = {state: 1.0}
+        if not belief:
+            raise AgentError(f"no state of {game.name} fits {role}'s view")
+        moves = candidate_moves(game, belief, role)
+        if not moves:
+            raise AgentError(f"{role} has no legal move in any state its view allows")
+        if len(moves) == 1:
+            return moves[0]
+        budget = limit.playouts if limit.playouts is not None else math.inf
+        return self.search(game, belief, role, moves, (deadline, budget))
+
+    @abstractmethod
+    def search(
+        self,
+        game: Game[Any],
+        belief: dict[Hashable, float],
+        role: str,
+        moves: list[Term],
+        bounds: tuple[float, float],
+    ) -> Term:
+        """One of ``moves``, searched over the states of ``belief`` (state: weight) until
+        ``bounds`` (a ``perf_counter`` deadline, and most playouts or iterations)."""

@@ -1,0 +1,78 @@
+"""HyperPlay: flat Monte Carlo in each sampled state, move values averaged over the bag.
+
+Schofield, Cerexhe and Thielscher (AAAI 2012) play a game of imperfect information as
+several games of perfect information: each hypothesis of the bag
+(:mod:`~ggpkit.agents.hidden.bag`) is searched as if it were the true state, and a move's
+values are averaged over the hypotheses, each weighted by how likely it is. Here each
+state is searched by flat Monte Carlo: the role's move, the other roles' (nature's and
+the opponents') uniformly random, then a random playout scored by the role's goal.
+
+The states are visited in turn, every candidate move once in each, so every state gets
+its share of playouts whatever its weight; the weights enter the averages. Its known
+weakness, which the paper names: it values information it would never gather (each
+hypothesis is searched as though its state were known), so it never pays to look.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Hashable
+from typing import Any
+
+from ggpkit.agents.base import Limit, Thoughts
+from ggpkit.agents.hidden.common import BagSearcher, goal_of, random_joint
+from ggpkit.games.api import Game
+from ggpkit.gdl.terms import Term
+
+
+class HyperPlayAgent(BagSearcher):
+    """HyperPlay over a bag of ``bag`` histories, flat Monte Carlo in each state."""
+
+    name = "hyperplay"
+
+    def __init__(
+        self,
+        limit: Limit | None = None,
+        seed: int | None = None,
+        bag: int = 16,
+        use_percepts: bool = True,
+    ) -> None:
+        super().__init__(limit, seed, bag, use_percepts)
+        self._thoughts: Thoughts | None = None
+
+    def thoughts(self, role: str) -> Thoughts | None:
+        """The chosen move's value and the best moves' shares of the (weighted) playouts."""
+        return self._thoughts
+
+    def search(
+        self,
+        game: Game[Any],
+        belief: dict[Hashable, float],
+        role: str,
+        moves: list[Term],
+        bounds: tuple[float, float],
+    ) -> Term:
+        deadline, budget = bounds
+        states = [(s, w, game.legal_moves(s, role)) for s, w in belief.items()]
+        states = [(s, w, legal) for s, w, legal in states if legal]
+        total = {m: 0.0 for m in moves}
+        weight = {m: 0.0 for m in moves}
+        playouts = 0
+        index = 0
+        while playouts < budget and (playouts == 0 or time.perf_counter() < deadline):
+            state, share, legal = states[index % len(states)]
+            index += 1
+            for move in moves:
+                if move not in legal:
+                    continue
+                after = game.next_state(state, random_joint(game, state, role, move, self.rng))
+                total[move] += share * goal_of(game, after, role, self.rng)
+                weight[move] += share
+                playouts += 1
+        self.last_playouts = playouts
+        values = {m: total[m] / weight[m] if weight[m] > 0 else -1.0 for m in moves}
+        best = max(moves, key=lambda m: values[m])
+        ranked = sorted(moves, key=lambda m: -values[m])[:3]
+        spent = sum(weight.values()) or 1.0
+        self._thoughts = Thoughts(100 * values[best], tuple((m, weight[m] / spent) for m in ranked))
+        return best

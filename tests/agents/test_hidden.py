@@ -1,0 +1,159 @@
+"""The players for hidden information: the bag of histories, the exact solver over
+information sets, and the searches from views against a random player.
+
+Arenas here are seeded and limited by playouts, not time, so their results are fixed
+(no flakes); their bounds are 95% intervals from the arena's own statistics.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from games.gdl2_support import MONTY_HALL
+
+from ggpkit.agents.base import Limit
+from ggpkit.agents.hidden import bag as bag_module
+from ggpkit.agents.hidden import for_imperfect_information
+from ggpkit.agents.hidden.bag import HistoryBag
+from ggpkit.agents.hidden.exact import InfosetExpectimax, InfosetSolverAgent
+from ggpkit.agents.hidden.ismcts import ISMCTSAgent
+from ggpkit.agents.specs import make_agent
+from ggpkit.games.gdl.game import GdlGame, load_kif_text
+from ggpkit.games.information import views_agree, weighted_states
+from ggpkit.games.views import RoleView
+from ggpkit.gdl.kif import parse_term
+from ggpkit.match.arena import play_match, run_arena
+
+ROLE = "contestant"
+
+HALVES = """\
+; Nature hides 1..4; alice is told whether it is low or high, bob whether odd or even;
+; then both guess at once. Right alone: 100; both right or both wrong: 50; else 0.
+(role random) (role alice) (role bob)
+(num 1) (num 2) (num 3) (num 4)
+(init (phase deal))
+(<= (legal random (hide ?n)) (true (phase deal)) (num ?n))
+(<= (legal alice noop) (true (phase deal)))
+(<= (legal bob noop) (true (phase deal)))
+(<= (legal random noop) (true (phase guess)))
+(<= (legal alice (guess ?n)) (true (phase guess)) (num ?n))
+(<= (legal bob (guess ?n)) (true (phase guess)) (num ?n))
+(<= (sees alice low) (does random (hide 1)))
+(<= (sees alice low) (does random (hide 2)))
+(<= (sees alice high) (does random (hide 3)))
+(<= (sees alice high) (does random (hide 4)))
+(<= (sees bob odd) (does random (hide 1)))
+(<= (sees bob odd) (does random (hide 3)))
+(<= (sees bob even) (does random (hide 2)))
+(<= (sees bob even) (does random (hide 4)))
+(<= (next (secret ?n)) (does random (hide ?n)))
+(<= (next (secret ?n)) (true (secret ?n)))
+(<= (next (phase guess)) (true (phase deal)))
+(<= (next (phase over)) (true (phase guess)))
+(<= (next (said ?p ?n)) (does ?p (guess ?n)))
+(<= terminal (true (phase over)))
+(<= (right ?p) (true (said ?p ?n)) (true (secret ?n)))
+(<= (goal alice 100) (right alice) (not (right bob)))
+(<= (goal alice 50) (right alice) (right bob))
+(<= (goal alice 50) (not (right alice)) (not (right bob)))
+(<= (goal alice 0) (not (right alice)) (right bob))
+(<= (goal bob 100) (right bob) (not (right alice)))
+(<= (goal bob 50) (right bob) (right alice))
+(<= (goal bob 50) (not (right bob)) (not (right alice)))
+(<= (goal bob 0) (not (right bob)) (right alice))
+"""
+
+
+@pytest.fixture(scope="module")
+def monty() -> GdlGame:
+    return load_kif_text(MONTY_HALL, "monty", reasoner="propnet")
+
+
+@pytest.fixture(scope="module")
+def halves() -> GdlGame:
+    return load_kif_text(HALVES, "halves", reasoner="propnet")
+
+
+def _opened(pick: str, door: str) -> RoleView:
+    picked = RoleView(ROLE).then(parse_term(f"(pick {pick})"), frozenset())
+    return picked.then(parse_term("wait"), frozenset({parse_term(f"(opened {door})")}))
+
+
+def test_the_bag_follows_the_view_and_replaces_what_died(
+    monty: GdlGame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bag_module, "EXACT_STATES", 0)  # samples, not the exact belief
+    bag = HistoryBag(12, random.Random(1))
+    picked = _opened("d1", "d3")
+    first = RoleView(ROLE, picked.moves[:1], picked.percepts[:1])
+    bag.update(monty, first, deadline=1e18)
+    assert bag.exact is None and len(bag.hypotheses) == 12 and bag.turn == 1
+    earlier = [h.line for h in bag.hypotheses]
+    bag.update(monty, picked, deadline=1e18)
+    assert len(bag.hypotheses) == 12 and bag.turn == 2
+    assert all(views_agree(monty, h.line, picked) for h in bag.hypotheses)
+    kept = sum(h.line[:2] in earlier for h in bag.hypotheses)
+    assert kept >= 6  # the car behind d1 or d2 survives the host's d3
+    assert bag.resampled > 0 or len(earlier) == kept  # the car behind d3 died
+    belief = bag.belief()
+    assert sum(belief.values()) == pytest.approx(1.0) and 1 <= len(belief) <= 2
+
+
+def test_the_bag_holds_the_exact_posterior_while_it_is_small(monty: GdlGame) -> None:
+    bag = HistoryBag(4, random.Random(2))
+    view = _opened("d2", "d1")
+    bag.update(monty, view, deadline=1e18)
+    assert bag.belief() == pytest.approx(weighted_states(monty, view))
+
+
+def test_the_exact_solver_wins_two_thirds_in_expectation(monty: GdlGame) -> None:
+    solver = InfosetExpectimax(monty, ROLE)
+    assert solver.value(weighted_states(monty, RoleView(ROLE))) == pytest.approx(200 / 3)
+
+
+@pytest.mark.parametrize("pick", ["d1", "d2", "d3"])
+def test_the_exact_solver_switches_whatever_the_host_opens(monty: GdlGame, pick: str) -> None:
+    agent = InfosetSolverAgent(seed=0)
+    agent.start(monty, ROLE)
+    assert agent.solver is not None, agent.refusal
+    for door in ("d1", "d2", "d3"):
+        if door == pick:
+            continue
+        assert str(agent.select(monty, _opened(pick, door), ROLE, Limit())) == "switch"
+        values = {str(m): v for m, v in agent.thoughts(ROLE).moves} if agent.thoughts(ROLE) else {}
+        assert values == {"switch": 1.0}
+
+
+def test_the_exact_solver_refuses_two_seats(halves: GdlGame) -> None:
+    agent = InfosetSolverAgent()
+    agent.start(halves, "alice")
+    assert agent.solver is None and agent.refusal and "2 seats" in agent.refusal
+
+
+def test_mcts_on_monty_hall_switches(monty: GdlGame) -> None:
+    """The default player needs nothing named: ``mcts`` plays from views by itself."""
+    assert for_imperfect_information(make_agent("mcts")).plays_from_views
+    switched = 0
+    for index in range(30):
+        record = play_match(monty, ["mcts:playouts=50"], index, 11, Limit())
+        switched += record.moves[2][monty.role_index(ROLE)] == "switch"
+    assert switched >= 29
+
+
+@pytest.mark.parametrize("spec", ["ismcts:playouts=300", "hyperplay:playouts=300"])
+def test_searches_from_views_beat_random(halves: GdlGame, spec: str) -> None:
+    result = run_arena(halves, [spec, "random"], 60, seed=7, jobs=1)
+    ours = result.stats[0]
+    assert ours.spec == spec
+    assert ours.mean_goal - ours.ci95 > 50
+
+
+def test_ismcts_uses_its_percepts(halves: GdlGame) -> None:
+    """Told low, alice guesses 1 or 2; told even, bob guesses 2 or 4."""
+    low = RoleView("alice").then(parse_term("noop"), frozenset({parse_term("low")}))
+    even = RoleView("bob").then(parse_term("noop"), frozenset({parse_term("even")}))
+    for view, allowed in ((low, {"(guess 1)", "(guess 2)"}), (even, {"(guess 2)", "(guess 4)"})):
+        agent = ISMCTSAgent(Limit(playouts=400), seed=3)
+        agent.start(halves, view.role)
+        assert str(agent.select(halves, view, view.role, Limit())) in allowed
