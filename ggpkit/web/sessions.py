@@ -87,6 +87,9 @@ class Session:
     thoughts: dict[str, Thoughts] = field(default_factory=dict)
     """What the agents that chose the last move concluded (role -> their thoughts)."""
     redo: list[list[str]] = field(default_factory=list)
+    pending: dict[str, Term] = field(default_factory=dict)
+    """People's moves of a step in which others also choose, kept (unseen by anyone)
+    until every person of the step has chosen; the agents' moves are then asked."""
     version: int = 0
     lock: threading.RLock = field(default_factory=threading.RLock)
 
@@ -118,7 +121,8 @@ class Session:
         return [r for r in self.game.seats if len(self.game.legal_moves(self.state, r)) > 1]
 
     def humans_to_move(self) -> list[str]:
-        return [r for r in self.whose_turn() if self.seats[r] == HUMAN]
+        """The people who still have to choose this step (not those whose move waits)."""
+        return [r for r in self.whose_turn() if self.seats[r] == HUMAN and r not in self.pending]
 
     def driver(self, store: SessionStore) -> MatchDriver:
         """The match driver for the next step of this session, from its current state."""
@@ -128,10 +132,14 @@ class Session:
 
 
 class _PersonInBrowser:
-    """A human seat as a match player: never asked, since people move by requests."""
+    """A human seat as a match player: never asked, since people move by requests; in a
+    step where others choose too, it answers the move the person already sent."""
 
     is_human = True
     name = HUMAN
+
+    def __init__(self, chosen: Term | None = None) -> None:
+        self.chosen = chosen
 
     async def start(
         self, match_id: str, role: str, game: Game[Any], rules: str, start: float, play: float
@@ -139,6 +147,8 @@ class _PersonInBrowser:
         pass
 
     async def play(self, match_id: str, last: Told, state: Hashable, clock: float | None) -> str:
+        if self.chosen is not None:
+            return str(self.chosen)
         raise SessionError("a person moves by a request, not by being asked")
 
     async def observe(
@@ -250,11 +260,33 @@ class SessionManager:
                 session.game.role_index(role)
                 who = session.seats.get(role, "nature (its moves are drawn)")
                 raise IllegalMoveError(move, role, f"{role} is played by {who}")
+            if len(session.whose_turn()) > 1:
+                self._hold(session, role, move)
+                return
             driver = session.driver(self._store)
             joint = driver.joint_for(role, move)
             self._record(session, driver, joint, ["" for _ in joint])
             self._play_forced(session)
             session.redo.clear()
+
+    def _hold(self, session: Session, role: str, move: str | Term) -> None:
+        """A person's move in a step where others choose too: kept until every person of
+        the step has chosen, then the step is played (the agents, if any, are asked by
+        the next agent step)."""
+        if role not in session.humans_to_move():
+            raise IllegalMoveError(move, role, f"{role} has chosen this step's move already")
+        session.pending[role] = session.game.check_move(session.state, role, move)
+        session.version += 1
+        if session.humans_to_move() or any(session.seats[r] != HUMAN for r in session.whose_turn()):
+            return
+        players: list[Player] = [
+            _PersonInBrowser(session.pending.get(r)) for r in session.game.seats
+        ]
+        driver = session.driver(self._store)
+        joint, errors = asyncio.run(driver.ask(players, None, session.id))
+        self._record(session, driver, joint, errors)
+        self._play_forced(session)
+        session.redo.clear()
 
     async def agent_step(self, session: Session) -> bool:
         """Let the agents whose turn it is move once; False when a human must move or it ended.
@@ -280,11 +312,11 @@ class SessionManager:
         with session.lock:
             if session.finished:
                 return None
-            movers = session.whose_turn()
-            if not movers or any(session.seats[r] == HUMAN for r in movers):
+            if not session.whose_turn() or session.humans_to_move():
                 return None
             players: list[Player] = [
-                session.players.get(role) or _PersonInBrowser() for role in session.game.seats
+                session.players.get(role) or _PersonInBrowser(session.pending.get(role))
+                for role in session.game.seats
             ]
             return session.driver(self._store), players, session.version
 
@@ -311,6 +343,7 @@ class SessionManager:
     ) -> None:
         driver.commit(joint, errors)
         session.states.append(driver.state)
+        session.pending = {}
         session.thoughts = {}  # they were about the position before this move
         session.version += 1
 
@@ -352,6 +385,7 @@ class SessionManager:
             session.record.goal_values = None
             session.record.is_completed = False
             session.thoughts = {}
+            session.pending = {}
             session.version += 1
             self._store.save(session.record)
 

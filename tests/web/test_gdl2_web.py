@@ -256,3 +256,51 @@ def test_a_session_of_hidden_information_is_restored_with_its_percepts(tmp_path:
         assert _restored(c, f"/api/sessions/{sid}/view/alice")["view"]["steps"] == before["steps"]
         end = _move(c, sid, "bob", "fold")
     assert end["finished"] and end["goals"] == {"alice": 100, "bob": 0}
+
+
+MATCHING = """
+; Both players show a coin at once; each is told only whether the coins matched.
+(role even)
+(role odd)
+(side heads) (side tails)
+(init (round 1))
+(<= (legal ?p (show ?s)) (role ?p) (side ?s) (not (true (round 3))))
+(<= (sees ?p matched) (role ?p) (does even (show ?s)) (does odd (show ?s)))
+(<= (next (shown ?p ?s)) (does ?p (show ?s)))
+(<= (next (round 2)) (true (round 1)))
+(<= (next (round 3)) (true (round 2)))
+(<= (next (score ?n)) (true (score ?n)) (not matches))
+(<= matches (does even (show ?s)) (does odd (show ?s)))
+(<= (next (score 1)) matches)
+(<= terminal (true (round 3)))
+(<= (goal even 100) (true (score 1)))
+(<= (goal even 0) (not (true (score 1))))
+(<= (goal odd 0) (true (score 1)))
+(<= (goal odd 100) (not (true (score 1))))
+"""
+
+
+def test_two_people_choose_in_the_same_step_unseen_by_each_other(client: TestClient) -> None:
+    s = _start(client, MATCHING, {"even": "human", "odd": "human"})
+    sid = s["id"]
+    assert sorted(s["to_move"]) == ["even", "odd"]
+    before = client.get(f"/api/sessions/{sid}/view/odd").json()
+    first = _move(client, sid, "even", "(show heads)")
+    assert first["turn"] == 0 and first["humans_to_move"] == ["odd"]  # even's move waits
+    again = client.post(f"/api/sessions/{sid}/move", json={"role": "even", "move": "(show tails)"})
+    assert again.status_code == 400 and "already" in again.json()["error"]
+    odd = client.get(f"/api/sessions/{sid}/view/odd").json()
+    assert odd["view"] == before["view"]  # odd is shown nothing of even's waiting move
+    both = _move(client, sid, "odd", "(show heads)")
+    assert both["turn"] == 1 and sorted(both["humans_to_move"]) == ["even", "odd"]
+    assert both["view"]["steps"][0]["percepts"] == ["matched"]
+
+
+def test_a_person_and_an_agent_choose_in_the_same_step(client: TestClient) -> None:
+    s = _start(client, MATCHING, {"even": "human", "odd": "random"})
+    sid = s["id"]
+    waiting = _move(client, sid, "even", "(show tails)")
+    assert waiting["turn"] == 0 and waiting["humans_to_move"] == []
+    played = client.post(f"/api/sessions/{sid}/agent?role=even").json()
+    assert played["turn"] == 1 and played["humans_to_move"] == ["even"]
+    assert [st["move"] for st in played["view"]["steps"]] == ["(show tails)"]
