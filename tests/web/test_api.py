@@ -206,7 +206,8 @@ def test_piece_looks_match_whole_words_before_parts() -> None:
 
 def test_an_agent_seat_says_what_it_thinks_until_the_next_move(client: TestClient) -> None:
     seats = {"white": "human", "black": "mcts"}
-    s = _started(client, {"game": "breakthrough-holes", "seats": seats, "agent_time": 0.5})
+    # 3 s: a short clock overrun on a busy machine replaces the move and loses the thoughts
+    s = _started(client, {"game": "breakthrough-holes", "seats": seats, "agent_time": 3})
     assert s["thoughts"] == {}
     move = s["legal"]["white"][0]["move"]
     client.post(f"/api/sessions/{s['id']}/move", json={"role": "white", "move": move})

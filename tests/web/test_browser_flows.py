@@ -232,7 +232,9 @@ def test_an_mcts_seat_shows_its_value_and_best_moves(
     server: str, sized: tuple[object, str]
 ) -> None:
     pg, size = sized
-    start_game(pg, server, "breakthrough-holes", {"white": "human", "black": "mcts"}, "0.5")
+    # 3 s a move: a clock short enough to be overrun on a busy machine replaces the
+    # agent's move (and its thoughts) by a random one, as in any match.
+    start_game(pg, server, "breakthrough-holes", {"white": "human", "black": "mcts"}, "3")
     pg.click("#legal .move")  # type: ignore[attr-defined]
     pg.wait_for_selector('#thoughts .thought[data-role="black"]', timeout=30_000)  # type: ignore[attr-defined]
     value = int(pg.get_attribute("#thoughts .evalbar", "aria-valuenow"))  # type: ignore[attr-defined]
