@@ -5,7 +5,7 @@ Generation 0 plays thousands of random matches at once in the batched simulator
 policy learned so far against itself (greedy, with some random moves to keep
 exploring). Every position is labelled with the first role's final result, and
 scikit-learn's ``LogisticRegression`` is fitted on the positions' base-fact vectors
-(the observation of :mod:`ggpkit.envs.encoding`) to predict whether the first role
+(the observation of :mod:`ggpkit.games.encoding`) to predict whether the first role
 wins. The policy picks the move whose next position is best for its role by that
 value. At the end the greedy policy plays a uniformly random player from both seats.
 
@@ -25,8 +25,8 @@ import numpy.typing as npt
 from sklearn.linear_model import LogisticRegression  # type: ignore[import-untyped]
 
 import ggpkit
-from ggpkit.envs.encoding import Encoding
 from ggpkit.envs.vector import VectorEnv, random_actions
+from ggpkit.games.encoding import Encoding
 
 
 class ValuePolicy:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import pkgutil
 import re
@@ -16,6 +17,8 @@ from ggpkit.errors import GgpkitError
 PACKAGE_DIR = Path(ggpkit.__file__).parent
 
 _OPTIONAL = ("ggpkit.envs", "ggpkit.tournament")  # extras whose dependencies may be missing
+if importlib.util.find_spec("jax") is None or importlib.util.find_spec("ray") is None:
+    _OPTIONAL += ("ggpkit.learn", "ggpkit.agents.learned")  # the learn extra (and ray)
 
 
 def _modules() -> list[str]:

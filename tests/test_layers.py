@@ -23,7 +23,7 @@ LAYERS: list[set[str]] = [
     {"agents"},
     {"match"},
     {"store"},
-    {"cli", "web", "envs", "tournament", "tools"},
+    {"cli", "web", "envs", "tournament", "tools", "learn"},
 ]
 """Lowest first; a module may import its own layer and any earlier one."""
 

@@ -1,9 +1,10 @@
 """Agent specs: one short text names an agent and its settings, everywhere agents are chosen.
 
 ``random``, ``mcts``, ``mcts:time=2``, ``mcts:playouts=1000,c=1.4``, ``alphabeta:depth=6``,
-``alphabeta:time=1``, ``solver``, ``human``. The limits in a spec (``time``, ``playouts``,
-``depth``) become the agent's own :class:`~ggpkit.agents.base.Limit`; a caller's limit
-(a match clock) still applies on top, the stricter one winning.
+``alphabeta:time=1``, ``solver``, ``human``, ``az:model=PATH,time=1``. The limits in a
+spec (``time``, ``playouts``, ``depth``) become the agent's own
+:class:`~ggpkit.agents.base.Limit`; a caller's limit (a match clock) still applies on
+top, the stricter one winning.
 
 Agents written elsewhere (random, human, solver) are imported by module path only when
 asked for, so a missing or broken one is a clear :class:`SpecError`, not an import crash
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,13 +48,23 @@ LIMITS: dict[str, tuple[Parser, str]] = {
 }
 """The options that become the agent's own :class:`Limit`, with their parsers and help."""
 
+OptionParser = Callable[[str], float | int | bool | str]
+"""Reads an option's text: a number for most options, a path for ``az``'s ``model``."""
+
+
+def path_text(text: str) -> str:
+    """A file path as given (checked when the agent starts, where its errors are typed)."""
+    if not text:
+        raise ValueError("must name a file")
+    return text
+
 
 @dataclass(frozen=True, slots=True)
 class _Kind:
     """A registered agent: where it lives and the options its spec accepts."""
 
     target: str  # "module:Class"
-    options: dict[str, Parser]
+    options: Mapping[str, OptionParser]
     help: str
     settings: type[SearchOptions] | None = None
     """The options object the agent takes as ``options``, made of the spec's options
@@ -75,8 +87,8 @@ def _settings_kind(
 def _hidden_kinds() -> dict[str, _Kind]:
     """The searches from views, for games of imperfect information (GDL-II): their
     options are their constructors' keywords (see :mod:`ggpkit.agents.hidden`)."""
-    limits = {k: LIMITS[k][0] for k in ("time", "playouts")}
-    bag = {"bag": positive_int}
+    limits: dict[str, OptionParser] = {k: LIMITS[k][0] for k in ("time", "playouts")}
+    bag: dict[str, OptionParser] = {"bag": positive_int}
     tree = bag | {"c": positive_float, "opponents": _flag_int}
     said = "time=S: seconds a move, playouts=N: playouts a move, bag=N: sampled histories kept"
     tree_said = (
@@ -131,6 +143,12 @@ AGENTS: dict[str, _Kind] = {
     ),
     "solver": _Kind("ggpkit.agents.solvers:SolverAgent", {}, "exact solver (plays perfectly)"),
     "human": _Kind("ggpkit.agents.human:HumanAgent", {}, "asks a person at the terminal"),
+    "az": _Kind(
+        "ggpkit.agents.learned.agent:AZAgent",
+        {"model": path_text, "time": LIMITS["time"][0], "playouts": LIMITS["playouts"][0]},
+        "PUCT guided by a network learned by `ggpkit train` (needs the learn extra; "
+        "model=PATH: the model file, time=S: seconds a move, playouts=N: simulations a move)",
+    ),
     **_hidden_kinds(),
 }
 """Every agent name a spec may use, with its accepted options."""
@@ -167,7 +185,7 @@ class AgentSpec:
     text: str
     name: str
     limit: Limit = field(default_factory=Limit)
-    options: dict[str, float | int] = field(default_factory=dict)
+    options: dict[str, float | int | str] = field(default_factory=dict)
 
 
 def parse_spec(spec: str) -> AgentSpec:
@@ -178,7 +196,7 @@ def parse_spec(spec: str) -> AgentSpec:
     if name not in AGENTS:
         raise SpecError(spec, f"unknown agent {name!r}; the agents are {', '.join(AGENTS)}")
     kind = AGENTS[name]
-    values: dict[str, float | int] = {}
+    values: dict[str, float | int | str] = {}
     if rest.strip():
         for item in rest.split(","):
             key, eq, raw = item.partition("=")

@@ -32,6 +32,7 @@ _COMMAND_MODULES = [
     "ggpkit.cli.tournament_cmd",
     "ggpkit.cli.skilltest_cmd",
     "ggpkit.cli.warmup_cmd",
+    "ggpkit.cli.train_cmd",
 ]
 
 

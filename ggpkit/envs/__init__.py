@@ -9,6 +9,6 @@ Entry points (``GAME`` is anything :func:`ggpkit.load` accepts)::
     gymnasium.make(GAME)            # one-role games
     openspiel.load_game(GAME)       # a pyspiel.Game
 
-The observation, action and reward layout is documented in :mod:`ggpkit.envs.encoding`.
+The observation, action and reward layout is documented in :mod:`ggpkit.games.encoding`.
 Nothing else in ggpkit imports this package (it sits in the top layer).
 """

@@ -3,7 +3,7 @@
 ``GAME`` is anything :func:`ggpkit.load` accepts or a loaded game with exactly one seat
 (peg solitaire, any one-role GDL game, a GDL-II game of one role against nature, whose
 moves are drawn inside ``step`` from the generator ``reset(seed)`` seeds). Observations,
-actions and rewards follow :mod:`ggpkit.envs.encoding`: a dict with ``observation``
+actions and rewards follow :mod:`ggpkit.games.encoding`: a dict with ``observation``
 (board planes or the base-fact vector), ``extra`` where the board leaves facts out, and
 ``action_mask``; the reward is zero until the end, then the scaled goal. In a game of
 imperfect information the ``observation`` is the role's view, never the state
@@ -24,9 +24,9 @@ from typing import Any, SupportsFloat
 import gymnasium
 from gymnasium import spaces
 
-from ggpkit.envs.encoding import Int8Array, as_game
 from ggpkit.envs.session import Session
 from ggpkit.games.api import Game, GameError, IllegalMoveError
+from ggpkit.games.encoding import Int8Array, as_game
 
 Observation = dict[str, Int8Array]
 

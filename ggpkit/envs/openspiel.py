@@ -9,7 +9,7 @@ serialised states name their game. Each loaded game declares its own ``GameType`
 * **dynamics**: sequential for turn-taking games (the player to move is the role with
   a choice; positions where no role has one are played through), simultaneous otherwise;
 * **utility**: zero-sum for two-role zero-sum games, general-sum otherwise;
-* **rewards**: terminal only, the goals scaled as in :mod:`ggpkit.envs.encoding`
+* **rewards**: terminal only, the goals scaled as in :mod:`ggpkit.games.encoding`
   (``[-1, 1]`` zero-sum, ``[0, 1]`` otherwise).
 
 Actions are the union of the roles' possible moves (``propositions().moves``, first
@@ -34,11 +34,11 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from ggpkit.envs.encoding import Encoding, as_game
 from ggpkit.envs.openspiel_views import HiddenState, ViewObserver
 from ggpkit.envs.session import DEFAULT_MAX_STEPS
 from ggpkit.envs.views import ViewEncoding, gather_percepts
 from ggpkit.games.api import Game, GameError, IllegalMoveError
+from ggpkit.games.encoding import Encoding, as_game
 from ggpkit.gdl.terms import Term
 
 SHORT_NAME = "python_ggpkit"

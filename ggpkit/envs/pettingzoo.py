@@ -4,7 +4,7 @@
 or a loaded :class:`~ggpkit.games.api.Game`. The agents are the game's seats (every
 role but nature's, GDL-II's ``random``, whose moves are drawn inside ``step`` from the
 generator ``reset(seed)`` seeds). The observation, action and reward layout is
-:mod:`ggpkit.envs.encoding`'s: in a game of perfect information every agent sees the
+:mod:`ggpkit.games.encoding`'s: in a game of perfect information every agent sees the
 whole state; in one of imperfect information (GDL-II, ``game.info.imperfect``) an agent
 sees only its view, its own moves and percepts (:mod:`ggpkit.envs.views`), and
 ``infos[agent]["view"]`` has it as text.
@@ -30,9 +30,9 @@ from typing import Any, ClassVar
 from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 
-from ggpkit.envs.encoding import Int8Array, as_game
 from ggpkit.envs.session import Session
 from ggpkit.games.api import Game, IllegalMoveError
+from ggpkit.games.encoding import Int8Array, as_game
 from ggpkit.gdl.terms import Term
 
 

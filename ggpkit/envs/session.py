@@ -19,9 +19,9 @@ from typing import Any
 from gymnasium import spaces
 
 from ggpkit.envs import spaces as ggp_spaces
-from ggpkit.envs.encoding import Encoding, Int8Array
 from ggpkit.envs.views import ViewEncoding, gather_percepts, view_text
 from ggpkit.games.api import Game, GameError, IllegalMoveError
+from ggpkit.games.encoding import Encoding, Int8Array
 from ggpkit.games.views import RoleView
 from ggpkit.gdl.terms import Term
 

@@ -1,4 +1,4 @@
-"""Gymnasium spaces for an :class:`~ggpkit.envs.encoding.Encoding`: one place, so that the
+"""Gymnasium spaces for an :class:`~ggpkit.games.encoding.Encoding`: one place, so that the
 PettingZoo and Gymnasium environments describe a game's observations identically."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from ggpkit.envs.encoding import Encoding
 from ggpkit.envs.views import ViewEncoding
+from ggpkit.games.encoding import Encoding
 
 
 def observation_space(encoding: Encoding, role_index: int) -> spaces.Dict:

@@ -9,7 +9,7 @@ restarts the matches that end (auto-reset).
   ``propositions().moves[role]`` (the PettingZoo action), or -1 for a role's only legal
   move (the ``noop`` of the role not on turn);
 * observations: ``(num_envs, base)`` 0/1 ``int8`` over ``propositions().base`` (the
-  base-fact vector of :mod:`ggpkit.envs.encoding`); after a match ends this is already
+  base-fact vector of :mod:`ggpkit.games.encoding`); after a match ends this is already
   the next match's first state;
 * ``masks``: one ``(num_envs, moves of role)`` 0/1 array per role;
 * rewards ``(num_envs, roles)``: the scaled goals where a match ended, else 0;
@@ -28,9 +28,9 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from ggpkit.envs.encoding import Encoding, as_game
 from ggpkit.envs.session import DEFAULT_MAX_STEPS
 from ggpkit.games.api import BatchStepper, Game, GameError
+from ggpkit.games.encoding import Encoding, as_game
 from ggpkit.reasoning.base import BatchStep
 
 

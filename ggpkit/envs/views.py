@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from ggpkit.envs.encoding import Int8Array
 from ggpkit.games.api import Game
+from ggpkit.games.encoding import Int8Array
 from ggpkit.games.views import RoleView
 from ggpkit.gdl.terms import Term
 

@@ -10,7 +10,7 @@ import pytest
 
 import ggpkit
 from envs.support import corpus_file
-from ggpkit.envs.encoding import Encoding
+from ggpkit.games.encoding import Encoding
 
 
 def _positions(game: Any, playouts: int, seed: int) -> list[Any]:

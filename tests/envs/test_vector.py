@@ -10,8 +10,8 @@ import pytest
 
 import ggpkit
 from envs.support import corpus_file
-from ggpkit.envs.encoding import Encoding
 from ggpkit.envs.vector import VectorEnv, random_actions
+from ggpkit.games.encoding import Encoding
 
 
 def _replay_check(game: Any, num_envs: int, steps: int, max_steps: int | None = None) -> int:

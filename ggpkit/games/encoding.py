@@ -1,4 +1,8 @@
-"""States, moves and goals of any ggpkit game as the arrays learning libraries expect.
+"""States, moves and goals of any ggpkit game as the arrays learning code expects.
+
+It sits in the games layer because more than the environments read it: the learned
+players (:mod:`ggpkit.agents.learned`) feed the same planes and action numbers to their
+network; :mod:`ggpkit.games.encoding` re-exports it for the environments.
 
 Everything here is read through the game contract (``propositions``, ``facts``,
 ``legal_moves``, ``goals``) and ``game.info``, never from a game's name or class, so
