@@ -67,7 +67,7 @@ def split_reply(raw: bytes) -> tuple[str, list[tuple[str, str]], bytes]:
 
 
 def assert_acl_reply(raw: bytes, body: str) -> None:
-    """200, exactly ggp-base's headers (in its order and spelling), and the exact body.
+    """200, ggp-base's headers (in its order, with its values), and the exact body.
 
     The HTTP layer may add ``Connection: close`` (it closes after an HTTP/1.0
     request, one message per connection as GGP does); nothing else.
