@@ -11,7 +11,7 @@ In a game of imperfect information (GDL-II) the person is never shown the state:
 agent is given the role's :class:`~ggpkit.games.views.RoleView` instead (its
 ``plays_from_views``), shows that (the turn, the role's own moves and its percepts
 turn by turn) where it would draw the board, and finds the legal moves in a state
-the view leaves possible (:func:`~ggpkit.games.information.sample_history`): a role's
+the view leaves possible (:func:`~ggpkit.games.sampling.sample_history`): a role's
 legal moves are the same in every state it cannot tell apart.
 
 ``help``, ``moves``, ``board`` and ``quit`` are commands. An illegal or unreadable
@@ -33,8 +33,8 @@ from rich.text import Text
 
 from ggpkit.agents.base import Agent, Limit, QuitGame
 from ggpkit.games.api import Game, GameError, IllegalMoveError, MoveError
-from ggpkit.games.information import sample_history
 from ggpkit.games.notation import move_from_text
+from ggpkit.games.sampling import sample_history
 from ggpkit.games.views import RoleView
 from ggpkit.gdl.terms import Term
 

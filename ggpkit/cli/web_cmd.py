@@ -60,6 +60,7 @@ def web_command(
             host=host,
             port=port,
             log_level="warning",
+            loop="asyncio",  # as the player server: not uvloop where an extra installs it
             timeout_graceful_shutdown=SHUTDOWN_SECONDS,  # an agent thinking does not hold it
         )
         typer.echo(f"ggpkit web: serving on {address(host, sock)}  (matches stored in {db_path})")

@@ -34,7 +34,7 @@ player's own move as played and its percepts, the agent (wrapped by
 :func:`~ggpkit.agents.hidden.for_imperfect_information` unless it plays from views) is
 asked with the view, and the server never computes a true state. Its fallback, when
 the agent is late or fails, is a move legal in a state sampled from the information set
-(:func:`~ggpkit.games.information.sample_history`). A GDL-II game spoken to in GDL's
+(:func:`~ggpkit.games.sampling.sample_history`). A GDL-II game spoken to in GDL's
 messages (a joint move, which a GDL-II player must never be shown), or a GDL game in
 GDL-II's, is refused with a clear error (HTTP 400) and the match ended. The player's
 record of a GDL-II match holds only what it knew: the initial state, its own moves
@@ -55,7 +55,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 from urllib.parse import unquote_plus
@@ -73,7 +73,8 @@ from ggpkit.errors import GgpkitError
 from ggpkit.games.api import Game, GameError
 from ggpkit.games.gdl.game import GdlGame
 from ggpkit.games.gdl.pending_propnet import PendingPropnet
-from ggpkit.games.information import History, sample_history
+from ggpkit.games.information import History
+from ggpkit.games.sampling import DeadStates, sample_history
 from ggpkit.games.views import RoleView
 from ggpkit.gdl.terms import Term, facts_text
 from ggpkit.match.agent_runner import AgentRunner, in_daemon_thread, within_time_limit
@@ -129,6 +130,10 @@ agent then restarts on the propnet in a whole play clock); after that it takes h
 of a clock with a choice."""
 RECOGNITION_SECONDS = 5.0
 """Most a START spends checking a native engine against the rules' GDL engine."""
+AGENT_HEAD_START = 0.5
+"""Share of a GDL-II move's time the agent has alone before the fallback starts sampling
+a state of its own: both sample the view, and in one process they would halve each
+other's speed; an agent that fails early starts the fallback at once."""
 FALLBACK_BUDGET = 2_000
 """Expanded steps the fallback of a GDL-II move may spend sampling a history of the view."""
 
@@ -260,6 +265,8 @@ class _Match:
     never a true state, which the player does not know."""
     line: History | None = None
     """The last history sampled for the fallback move of a GDL-II match (extended each turn)."""
+    dead: DeadStates = field(default_factory=DeadStates)
+    """States of ``game`` that no line of the view goes through (kept for the fallback)."""
 
 
 class PlayerService:
@@ -498,6 +505,7 @@ class PlayerService:
             free = len(await in_daemon_thread(lambda: twin.legal_moves(state, match.role))) == 1
         else:  # a view holds for any engine of the rules; whether a move is forced is unknown
             match.line, free = None, False
+            match.dead = DeadStates()
         if not free and match.deferred < SWITCH_DEFER_LIMIT:
             match.deferred += 1
             return
@@ -546,6 +554,12 @@ class PlayerService:
         view = self._see(match, msg)
         await self._take_late_propnet(match, deadline)
         game = match.game
+        asked = asyncio.ensure_future(
+            match.runner.from_view(game, view, match.role, deadline - loop.time())
+        )
+        await asyncio.wait({asked}, timeout=max(deadline - loop.time(), 0) * AGENT_HEAD_START)
+        if asked.done() and asked.exception() is None:
+            return str(asked.result())
         fallback = in_daemon_thread(
             within_time_limit(
                 match.play_clock,
@@ -553,8 +567,7 @@ class PlayerService:
             )
         )
         try:
-            return str(await match.runner.from_view(game, view, match.role,
-                                                     deadline - loop.time()))  # fmt: skip
+            return str(await asked)
         except PlayerFault as e:
             log.warning("match %s: %s; playing a move of a sampled state", match.match_id, e)
         try:
@@ -652,10 +665,14 @@ def _sampled_move(
 ) -> Term | None:
     """A move legal in a state ``view`` allows: the last state of a history sampled by
     extending the one of the last turn; None when the budget found none."""
-    line = sample_history(game, view, rng, FALLBACK_BUDGET, start=match.line)
+    own = match.game is game  # else the engine was switched: its states are of another kind
+    dead, start = (match.dead, match.line) if own else (DeadStates(), None)
+    deadline = time.perf_counter() + match.play_clock  # then the move is late anyway
+    line = sample_history(game, view, rng, FALLBACK_BUDGET, start=start, dead=dead,
+                          deadline=deadline)  # fmt: skip
     if line is None:
         return None
-    if match.game is game:
+    if own:
         match.line = line
     return rng.choice(game.legal_moves(line[-1], match.role))
 
@@ -693,10 +710,13 @@ CORS_HEADERS = (
 
 
 class AclResponse(Response):
-    """A ``text/acl`` reply with exactly ggp-base's headers, in ggp-base's spelling.
+    """A ``text/acl`` reply with ggp-base's headers, in its order, with its values.
 
     Starlette would lower-case header names and add ``; charset=utf-8``; GGP
-    clients compare the content type literally, so the raw headers are set here.
+    clients compare the content type's value literally, so the raw headers are set
+    here. ggp-base's own player spells the names ``Content-type`` and
+    ``Content-length``; HTTP compares names without case, and ggp-base's manager reads
+    these (``tests/match/test_conformance.py``).
     """
 
     def __init__(self, body: str, status_code: int = 200) -> None:
@@ -844,12 +864,17 @@ agent thinking does not hold the shutdown; see ``ggpkit.processes``)."""
 def server_config(
     app: Starlette, host: str, port: int, log_level: str = "warning"
 ) -> uvicorn.Config:
-    """uvicorn settings for a player: our HTTP protocol, no Server/Date headers."""
+    """uvicorn settings for a player: our HTTP protocol, no Server/Date headers.
+
+    The event loop is asyncio's always: uvicorn takes uvloop wherever it is installed
+    (the ``[learn]`` extra brings it), and on uvloop a client that sends two messages on
+    one connection and half-closes got one answer, not two."""
     return uvicorn.Config(
         app,
         host=host,
         port=port,
         http=GgpH11Protocol,
+        loop="asyncio",  # not uvloop where some extra installs it: see below
         log_level=log_level,
         server_header=False,
         date_header=False,

@@ -23,8 +23,9 @@ from typing import Any
 
 from ggpkit.errors import GgpkitError
 from ggpkit.games.api import Game, GameError
-from ggpkit.games.information import InformationSetError, sample_history
+from ggpkit.games.information import InformationSetError
 from ggpkit.games.registry import games, load, load_kif, rules_path
+from ggpkit.games.sampling import sample_history
 from ggpkit.games.views import RoleView
 from ggpkit.gdl.kif import GdlSyntaxError, parse_term, parse_terms
 from ggpkit.gdl.terms import Term, facts_text, strip_pos

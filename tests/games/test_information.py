@@ -20,13 +20,11 @@ from ggpkit.games.gdl.game import GdlGame, load_kif_text
 from ggpkit.games.information import (
     Hypothesis,
     InformationSetError,
-    extend_hypothesis,
     information_set,
-    sample_history,
-    sample_hypothesis,
     views_agree,
     weighted_states,
 )
+from ggpkit.games.sampling import extend_hypothesis, sample_history, sample_hypothesis
 from ggpkit.games.views import RoleView
 from ggpkit.gdl.kif import parse_term
 

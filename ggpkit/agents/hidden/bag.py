@@ -4,7 +4,7 @@ HyperPlay's hypotheses (Schofield, Cerexhe and Thielscher, AAAI 2012): rather th
 the information set afresh each turn, keep N histories and extend each by the turn's
 move and percepts. A history that can no longer give the view has *died*: it is backed
 up to an earlier step and walked forward again
-(:func:`~ggpkit.games.information.extend_hypothesis`), as HyperPlay backtracks to the
+(:func:`~ggpkit.games.sampling.extend_hypothesis`), as HyperPlay backtracks to the
 last choice with options left. The bag is refilled with fresh samples while time
 allows, so that it does not collapse onto the survivors of one early guess.
 
@@ -22,14 +22,8 @@ from collections.abc import Hashable
 from typing import Any
 
 from ggpkit.games.api import Game
-from ggpkit.games.information import (
-    History,
-    Hypothesis,
-    InformationSetError,
-    advance_belief,
-    extend_hypothesis,
-    sample_hypothesis,
-)
+from ggpkit.games.information import History, Hypothesis, InformationSetError, advance_belief
+from ggpkit.games.sampling import DeadStates, extend_hypothesis, sample_hypothesis
 from ggpkit.games.views import RoleView
 
 EXACT_STATES = 256
@@ -67,6 +61,8 @@ class HistoryBag:
         self.anchors: list[Hypothesis] = []
         """Histories of the last turn the bag was not empty: where every history dies and
         none is found again, they are walked on heeding the role's own moves only."""
+        self.dead = DeadStates(use_percepts)
+        """States no history of the view goes through, found by the walks of any turn."""
 
     def clear(self) -> None:
         """Forget every history (a new match)."""
@@ -76,6 +72,7 @@ class HistoryBag:
         self.exact = None
         self.lines = {}
         self.anchors = []
+        self.dead.clear()
 
     def update(self, game: Game[Any], view: RoleView, deadline: float) -> None:
         """Bring every history to ``view``'s turn, within ``deadline`` (``perf_counter``)
@@ -127,7 +124,7 @@ class HistoryBag:
     ) -> Hypothesis | None:
         """``hypothesis`` walked on to ``view``'s turn (backed up where it died)."""
         grown = extend_hypothesis(
-            game, view, self.rng, hypothesis, WALK_BUDGET, deadline, self.use_percepts
+            game, view, self.rng, hypothesis, WALK_BUDGET, deadline, self.use_percepts, self.dead
         )
         if grown is not None and grown.line[: len(hypothesis.line)] != hypothesis.line:
             self.resampled += 1
@@ -146,7 +143,7 @@ class HistoryBag:
             if tries > self.size:
                 break
             found = sample_hypothesis(
-                game, view, self.rng, None, WALK_BUDGET, deadline, self.use_percepts
+                game, view, self.rng, None, WALK_BUDGET, deadline, self.use_percepts, self.dead
             )
             if found is not None and not game.is_terminal(found.state):
                 self.hypotheses.append(found)
@@ -174,8 +171,9 @@ class HistoryBag:
         for kind in kinds:
             grace = time.perf_counter() + LATE_GRACE
             for start, use_percepts in kind:
+                dead = self.dead if use_percepts == self.use_percepts else None
                 found = sample_hypothesis(
-                    game, view, self.rng, start, WALK_BUDGET, grace, use_percepts
+                    game, view, self.rng, start, WALK_BUDGET, grace, use_percepts, dead
                 )
                 if found is not None and not game.is_terminal(found.state):
                     self.hypotheses.append(found)

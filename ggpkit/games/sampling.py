@@ -1,0 +1,485 @@
+"""Sampling histories that give a role's view, for information sets too big to list.
+
+A *history* (:mod:`~ggpkit.games.information`) is a line of states in which, at every
+step, some joint move gave the role its own move and exactly its percepts. This module
+draws one at random by a depth-first walk over the joint moves that backs up where a
+step cannot give the view, within a budget of expanded steps and, where given, a
+deadline. Three things keep the walk from drowning in big games:
+
+* **Restarts** (Luby, Sinclair and Zuckerman's universal sequence): a walk that backs
+  up step by step (chronologically) from a percept that a choice made twenty steps
+  earlier contradicts (the dealer's hidden card in blackjack, seen at the end) explores
+  every line below that choice first. Walks of growing budgets, each from the start
+  with fresh random orders, reach the wrong early choice again after a few dead ends.
+  Each walk also tries at most a growing number of a state's joint moves.
+* **Dead states** (:class:`DeadStates`): a state from which no line gives the rest of
+  the view is remembered, per step, and never walked again, by this walk or a later
+  one of the same view: a view only grows, and what one turn's percepts ruled out stays
+  ruled out.
+* **Percept-led order**: the joint moves whose terms share runs of arguments with the
+  step's percepts are tried first (a scan that reports ``(ghostship 1 2 1 3)``, among
+  2,304 ways nature scans a turn, is most likely nature's ``(doscan 1 2 1 3 ...)``),
+  then those that share them with later percepts (the dealer's hidden card, dealt
+  unseen, is most likely one the end of the round shows). The order never loses a
+  line: every joint move is still tried before a state is declared dead. But a cue can
+  mislead as often as it helps: in Krieg tic-tac-toe the cells a player later *gets* are
+  the ones the opponent did not take, and a walk led by them takes exactly those for the
+  opponent, walk after walk. So every other walk goes in random order. The order makes
+  the proposal less uniform; the factors (estimated over joint moves drawn at random)
+  keep the weights near the truth.
+
+Why weights: see :mod:`~ggpkit.games.information`. Each step of a sampled history
+carries a *factor*, the share of the other roles' joint moves (uniformly random) that
+give the view, counted where a step has few joint moves and estimated from a random
+sample where it has many; the product is the history's importance weight (HyperPlay's,
+Schofield et al. 2012).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+import random
+import time
+from collections import Counter
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from ggpkit.games.api import Game
+from ggpkit.games.information import History, Hypothesis, can_play, fits_view
+from ggpkit.games.views import RoleView
+from ggpkit.gdl.terms import Func, Term
+
+COUNTED_JOINTS = 32
+"""A sampled step's factor is counted over every joint move where a step has at most this
+many; over more, it is estimated from this many drawn at random, so that a wide step
+(nature placing ships) costs no more than a narrow one."""
+
+JOINT_CAP = 64
+"""Joint moves of one state a walk tries before it gives up on the state, times the
+walk's term of Luby's sequence: the percept-led order puts the joint moves that give the
+view first where there are any, and a state with none among 45,000 (an opponent's 25
+moves times nature's 1,792 scans) costs seconds to prove dead; the cap grows with the
+restarts, so a long enough search still tries every joint move."""
+
+TIME_CHECK_EVERY = 16
+"""Joint moves tried between two looks at the clock (a step may have thousands)."""
+
+DEAD_STATES_KEPT = 200_000
+"""Dead states a :class:`DeadStates` keeps before it forgets them all (memory bound)."""
+
+
+class DeadStates:
+    """The states of one view, per step, from which no line gives the rest of the view.
+
+    Valid for every later turn of the same view (a longer view only rules out more);
+    :meth:`clear` for a new match. Holds the flag it was found under: a state dead for a
+    walk that heeds percepts may live for one that heeds only the role's own moves.
+    """
+
+    def __init__(self, use_percepts: bool = True) -> None:
+        self.use_percepts = use_percepts
+        self._dead: set[tuple[int, Hashable]] = set()
+
+    def __contains__(self, key: tuple[int, Hashable]) -> bool:
+        return key in self._dead
+
+    def __len__(self) -> int:
+        return len(self._dead)
+
+    def add(self, step: int, state: Hashable) -> None:
+        if len(self._dead) >= DEAD_STATES_KEPT:
+            self._dead.clear()
+        self._dead.add((step, state))
+
+    def clear(self) -> None:
+        self._dead.clear()
+
+
+class _OutOfTime(Exception):
+    """The deadline passed in the middle of a step's options (caught by the walk)."""
+
+
+LONGEST_RUN = 4
+"""Runs of consecutive arguments compared, from two up to this many (a ship's cells)."""
+
+
+def _runs(term: Term) -> set[tuple[str, ...]]:
+    """The runs of two to :data:`LONGEST_RUN` consecutive arguments of ``term`` and of
+    its subterms, as text: ``(ghostship 3 1 2 1)`` and ``(doscan 4 4 3 1 2 1 1 1)``
+    share ``3 1 2 1``, which a lone number or pair would not tell."""
+    found: set[tuple[str, ...]] = set()
+    if isinstance(term, Func):
+        names = [str(a) for a in term.args]
+        for size in range(2, LONGEST_RUN + 1):
+            found.update(tuple(names[i : i + size]) for i in range(len(names) - size + 1))
+        for arg in term.args:
+            found |= _runs(arg)
+    return found
+
+
+def _weight(runs: set[tuple[str, ...]]) -> int:
+    """Longer shared runs say much more: two numbers in a row are often shared by chance,
+    four seldom, so each run counts four times as much as one a number shorter."""
+    return sum(4 ** len(run) for run in runs)
+
+
+@dataclass(frozen=True, slots=True)
+class _Cues:
+    """The runs of arguments of a step's percepts (``now``) and of every later step's
+    (``later``, each with the number of later steps that show it): what the joint moves
+    of the step most likely echo. A run seen step after step is more telling than one
+    seen once: a ship that stays put is in every scan, nature's decoys in one each."""
+
+    now: frozenset[tuple[str, ...]]
+    later: Mapping[tuple[str, ...], int]
+
+    NONE: ClassVar[_Cues]
+    """No cues: the joint moves come in random order."""
+
+
+_Cues.NONE = _Cues(frozenset(), {})
+
+
+def _cues(view: RoleView) -> list[_Cues]:
+    """Each step's cues (see :class:`_Cues`), for every step of ``view``."""
+    own = [frozenset().union(*map(_runs, seen)) for seen in view.percepts]
+    cues: list[_Cues] = []
+    later: Counter[tuple[str, ...]] = Counter()
+    for now in reversed(own):
+        cues.append(_Cues(now, Counter(later)))
+        later.update(now)
+    return cues[::-1]
+
+
+NOW_WEIGHT = 8
+"""How much more a run shared with the step's own percepts counts than a later one: more,
+but not so much that a pair shared by chance now outweighs four in a row seen later
+(the opponent's ship placed unseen at the start, scanned turn after turn)."""
+
+
+def _move_scores(moves: list[Term], cues: _Cues) -> list[int]:
+    """How many runs of arguments each move shares with the step's percepts, then with
+    later ones (see :class:`_Cues`): the moves most likely to have caused them."""
+    scores = []
+    for move in moves:
+        runs = _runs(move)
+        later = sum(4 ** len(run) * cues.later.get(run, 0) for run in runs)
+        scores.append(NOW_WEIGHT * _weight(runs & cues.now) + later)
+    return scores
+
+
+class _JointOrder:
+    """The joint moves of a step (one list of moves per role), best cue score first,
+    generated lazily: a step can have 45,000 and a walk tries a few hundred.
+
+    Each role's moves are ranked by score (ties in random order); the joint moves come in
+    order of the sum of their moves' ranks, then of falling total score (a heap of index
+    tuples, each one's successors one rank further in one role). Ranks, not scores, are
+    summed: the scan that echoes the percepts must come early with *any* move of the
+    opponent, whose moves may echo them by chance (a ship moved onto a scanned cell)
+    while the one that fits (a shot) echoes nothing."""
+
+    def __init__(self, options: list[list[Term]], cues: _Cues, rng: random.Random) -> None:
+        self.options: list[list[Term]] = []
+        self.scores: list[list[int]] = []
+        for moves in options:
+            shuffled = list(moves)
+            rng.shuffle(shuffled)
+            scores = _move_scores(shuffled, cues) if cues.now or cues.later else []
+            if scores:
+                ranked = sorted(enumerate(scores), key=lambda pair: -pair[1])  # stable
+                shuffled = [shuffled[i] for i, _ in ranked]
+                scores = [score for _, score in ranked]
+            self.options.append(shuffled)
+            self.scores.append(scores or [0] * len(shuffled))
+        self.count = math.prod(len(moves) for moves in self.options) if options else 0
+        start = (0,) * len(self.options)
+        self._heap: list[tuple[int, int, int, tuple[int, ...]]] = []
+        self._pushed: set[tuple[int, ...]] = set()
+        self._order = itertools.count()
+        if self.count:
+            self._push(start)
+
+    def _push(self, index: tuple[int, ...]) -> None:
+        total = sum(scores[i] for scores, i in zip(self.scores, index, strict=True))
+        heapq.heappush(self._heap, (sum(index), -total, next(self._order), index))
+        self._pushed.add(index)
+
+    def pop(self) -> list[Term] | None:
+        """The best joint move not given yet, or None when every one was."""
+        if not self._heap:
+            return None
+        *_, index = heapq.heappop(self._heap)
+        for role, i in enumerate(index):
+            if i + 1 < len(self.options[role]):
+                after = (*index[:role], i + 1, *index[role + 1 :])
+                if after not in self._pushed:
+                    self._push(after)
+        return [moves[i] for moves, i in zip(self.options, index, strict=True)]
+
+    def drawn(self, count: int, rng: random.Random) -> list[list[Term]]:
+        """Every joint move where there are at most ``count``, else ``count`` drawn
+        uniformly at random (each role's move drawn on its own)."""
+        if self.count <= count:
+            return [list(j) for j in itertools.product(*self.options)] if self.count else []
+        return [[rng.choice(moves) for moves in self.options] for _ in range(count)]
+
+
+class _Options:
+    """One step's options for a walk: the consistent successors of a state not known
+    dead, each once, found lazily (percept-led order), at most ``cap`` joint moves tried;
+    and the step's factor."""
+
+    def __init__(self, game: Game[Any], state: Hashable, view: RoleView, step: int,
+                 rng: random.Random, dead: DeadStates, cues: _Cues, cap: int,
+                 deadline: float | None = None) -> None:  # fmt: skip
+        self.game, self.state, self.view, self.step = game, state, view, step
+        self.rng = rng
+        self.use_percepts = dead.use_percepts
+        self.dead = dead
+        self.deadline = deadline
+        options: list[list[Term]] = []
+        if can_play(game, state, view, step):
+            move = view.moves[step]
+            options = [[move] if r == view.role else game.legal_moves(state, r) for r in game.roles]
+        self.joints = _JointOrder(options, cues if self.use_percepts else _Cues.NONE, rng)
+        self.tried = 0
+        self.seen: set[Hashable] = set()
+        self.cap = cap
+        self.complete = True
+        """Whether every joint move was tried and every successor walked found dead: only
+        then is the state dead (a walk that gave up at its cap proves nothing)."""
+
+    def next(self) -> Hashable | None:
+        """The next consistent successor not given before and not dead, or None (at the
+        end of the joint moves, or at the walk's cap of joint moves tried)."""
+        while self.tried < self.joints.count:
+            if self.tried >= self.cap:
+                self.complete = False
+                return None
+            self._check_clock(self.tried)
+            joint = self.joints.pop()
+            self.tried += 1
+            if joint is None:
+                break
+            if not fits_view(self.game, self.state, joint, self.view, self.step, self.use_percepts):
+                continue
+            after: Hashable = self.game._next(self.state, joint)
+            if after in self.seen or (self.step + 1, after) in self.dead:
+                continue
+            self.seen.add(after)
+            return after
+        return None
+
+    def share(self) -> float:
+        """The share of the step's joint moves that give the view (the step's factor):
+        counted over all of them where there are few, else estimated over
+        :data:`COUNTED_JOINTS` drawn at random, the one found counted too (a share is
+        never 0 where one fits). Asked only of the steps of a history found, so that a
+        walk that dies pays nothing for it."""
+        if not self.use_percepts:
+            return 1.0
+        counted = self.joints.drawn(COUNTED_JOINTS, self.rng)
+        hits = 0
+        for index, joint in enumerate(counted):
+            self._check_clock(index)
+            hits += fits_view(self.game, self.state, joint, self.view, self.step, True)
+        if len(counted) == self.joints.count:
+            return hits / len(counted)
+        return (hits + 1) / (len(counted) + 1)
+
+    def _check_clock(self, tried: int) -> None:
+        """_OutOfTime once the deadline has passed (looked at every few joint moves)."""
+        if (
+            self.deadline is not None
+            and tried % TIME_CHECK_EVERY == TIME_CHECK_EVERY - 1
+            and time.perf_counter() > self.deadline
+        ):
+            raise _OutOfTime
+
+
+def luby(index: int) -> int:
+    """The ``index``-th term (from 1) of Luby's sequence: 1 1 2 1 1 2 4 1 1 2 ..."""
+    size = 1
+    while size < index + 1:
+        size = 2 * size + 1
+    while True:
+        if size == index:
+            return (size + 1) // 2
+        size //= 2
+        if index > size:
+            index -= size
+
+
+class _Walk:
+    """Depth-first walks from ``base`` to the view's turn, restarted with growing budgets."""
+
+    def __init__(self, game: Game[Any], view: RoleView, rng: random.Random, base: Hypothesis,
+                 deadline: float | None, dead: DeadStates) -> None:  # fmt: skip
+        self.game, self.view, self.rng, self.base = game, view, rng, base
+        self.deadline, self.dead = deadline, dead
+        self.cues = _cues(view)
+        self.spent = 0
+        self.exhausted = False
+        """Set when a walk backed up past the base: no history extends it."""
+
+    def run(self, budget: int) -> Hypothesis | None:
+        """A history within ``budget`` expanded steps over every restart, or None."""
+        unit = max(1, self.view.turn - (len(self.base.line) - 1))
+        for restart in itertools.count(1):
+            left = budget - self.spent
+            if left <= 0 or self._late():
+                return None
+            try:
+                led = restart % 2 == 1  # every other walk in random order: see the module doc
+                size = luby(restart)
+                found = self._dive(min(left, unit * size), JOINT_CAP * size, led)
+            except _OutOfTime:
+                return None
+            if found is not None or self.exhausted:
+                return found
+        raise AssertionError("unreachable")
+
+    def _late(self) -> bool:
+        return self.deadline is not None and time.perf_counter() > self.deadline
+
+    def _dive(self, budget: int, cap: int, led: bool) -> Hypothesis | None:
+        """One depth-first walk of at most ``budget`` expanded steps, trying at most
+        ``cap`` joint moves of each."""
+        line = list(self.base.line)
+        stack: list[_Options] = []
+        expanded = 0
+        while len(line) - 1 < self.view.turn:
+            if len(stack) == len(line) - len(self.base.line):
+                if expanded >= budget or self._late():
+                    return None
+                expanded += 1
+                self.spent += 1
+                step = len(line) - 1
+                options = _Options(self.game, line[-1], self.view, step, self.rng, self.dead,
+                                   self.cues[step] if led else _Cues.NONE, cap,
+                                   self.deadline)  # fmt: skip
+                stack.append(options)
+            after = stack[-1].next()
+            if after is not None:
+                line.append(after)
+                continue
+            done = stack.pop()
+            if done.complete:
+                self.dead.add(done.step, done.state)
+            if not stack:
+                self.exhausted = done.complete
+                return None
+            stack[-1].complete &= done.complete
+            line.pop()
+        factors = [*self.base.factors, *(options.share() for options in stack)]
+        return Hypothesis(tuple(line), tuple(factors))
+
+
+def sample_hypothesis(
+    game: Game[Any],
+    view: RoleView,
+    rng: random.Random,
+    start: Hypothesis | None = None,
+    budget: int = 10_000,
+    deadline: float | None = None,
+    use_percepts: bool = True,
+    dead: DeadStates | None = None,
+) -> Hypothesis | None:
+    """A history that gives ``view``, with its factors, extending ``start`` (a hypothesis
+    of an earlier turn of the same view; default: the initial state), never backing up
+    past it. None when ``budget`` expanded steps, or the ``deadline``
+    (``time.perf_counter()``), came first, or no extension exists. ``dead``, kept by the
+    caller over a match, remembers the states found dead (its flag overrides
+    ``use_percepts``)."""
+    base = start or Hypothesis((game.initial_state(),))
+    if len(base.line) - 1 > view.turn:
+        return None
+    dead = dead if dead is not None else DeadStates(use_percepts)
+    if (len(base.line) - 1, base.state) in dead:
+        return None
+    walk = _Walk(game, view, rng, base, deadline, dead)
+    return walk.run(budget)
+
+
+def extend_hypothesis(
+    game: Game[Any],
+    view: RoleView,
+    rng: random.Random,
+    start: Hypothesis,
+    budget: int = 400,
+    deadline: float | None = None,
+    use_percepts: bool = True,
+    dead: DeadStates | None = None,
+) -> Hypothesis | None:
+    """``start`` (a hypothesis of an earlier turn of the same view) walked on to
+    ``view``'s turn; where it cannot be, backed up one step, then two, four, eight...,
+    then to the start, each walk within ``budget`` expanded steps. None when the
+    ``deadline`` came first or no history exists.
+
+    Why back up: a percept that kills a history usually speaks of the last few steps (a
+    mark that failed: the opponent took that cell lately), so the nearest choices are
+    the ones to revise (HyperPlay backtracks the same way).
+    """
+    dead = dead if dead is not None else DeadStates(use_percepts)
+    steps = len(start.line) - 1
+    back = 0
+    while True:
+        begin = start.prefix(max(0, steps - back))
+        found = sample_hypothesis(game, view, rng, begin, budget, deadline, use_percepts, dead)
+        if found is not None:
+            return found
+        if steps - back <= 0 or (deadline is not None and time.perf_counter() > deadline):
+            return None
+        back = max(1, 2 * back)
+
+
+def sample_history(
+    game: Game[Any],
+    view: RoleView,
+    rng: random.Random,
+    budget: int = 10_000,
+    start: History | None = None,
+    use_percepts: bool = True,
+    dead: DeadStates | None = None,
+    deadline: float | None = None,
+) -> History | None:
+    """One history that gives ``view``, drawn at random; None when ``budget`` expanded
+    steps (or the ``deadline``, ``time.perf_counter()``) found none. ``start``, a history
+    of an earlier turn of the same view, is extended where it can be (backing up as
+    :func:`extend_hypothesis` does); where it cannot, the walk starts over from the
+    initial state with a budget of its own."""
+    dead = dead if dead is not None else DeadStates(use_percepts)
+    if start:
+        walk = max(1, budget // 25)
+        found = extend_hypothesis(
+            game, view, rng, Hypothesis(start), walk, deadline, use_percepts, dead
+        )
+        if found is not None:
+            return found.line
+    found = sample_hypothesis(game, view, rng, None, budget, deadline, use_percepts, dead)
+    return None if found is None else found.line
+
+
+def sample_states(
+    game: Game[Any],
+    view: RoleView,
+    count: int,
+    rng: random.Random,
+    budget: int = 10_000,
+    distinct: bool = False,
+) -> list[Hashable]:
+    """Up to ``count`` states drawn from ``view``'s information set (each from a history
+    sampled afresh; with repeats unless ``distinct``); fewer where the budget ran out."""
+    found: dict[Hashable, None] = {}
+    repeated: list[Hashable] = []
+    dead = DeadStates()
+    for _ in range(count):
+        line = sample_history(game, view, rng, budget, dead=dead)
+        if line is not None:
+            found.setdefault(line[-1], None)
+            repeated.append(line[-1])
+    return list(found) if distinct else repeated
