@@ -136,6 +136,11 @@ a state of its own: both sample the view, and in one process they would halve ea
 other's speed; an agent that fails early starts the fallback at once."""
 FALLBACK_BUDGET = 2_000
 """Expanded steps the fallback of a GDL-II move may spend sampling a history of the view."""
+BLIND_SHARE = 0.25
+"""Share of the fallback's time kept for a walk that heeds the role's own moves only,
+when no history of the whole view was found: its state may be wrong about what was
+just perceived but is right about what the role did (a cell it cleared is not cleared
+again), which the last move again is not."""
 
 _HEAD = re.compile(r"\s*\(\s*([A-Za-z]+)(?:\s+([^\s()]+))?")
 
@@ -560,10 +565,11 @@ class PlayerService:
         await asyncio.wait({asked}, timeout=max(deadline - loop.time(), 0) * AGENT_HEAD_START)
         if asked.done() and asked.exception() is None:
             return str(asked.result())
+        until = time.perf_counter() + max(deadline - loop.time(), 0)
         fallback = in_daemon_thread(
             within_time_limit(
                 match.play_clock,
-                partial(_sampled_move, match, game, view, random.Random(self.rng.random())),
+                partial(_sampled_move, match, game, view, random.Random(self.rng.random()), until),
             )
         )
         try:
@@ -661,19 +667,25 @@ def _message_text(message: Play | Stop | PlayII | StopII) -> str:
 
 
 def _sampled_move(
-    match: _Match, game: Game[Any], view: RoleView, rng: random.Random
+    match: _Match, game: Game[Any], view: RoleView, rng: random.Random, until: float
 ) -> Term | None:
     """A move legal in a state ``view`` allows: the last state of a history sampled by
-    extending the one of the last turn; None when the budget found none."""
+    extending the one of the last turn, before ``until`` (``time.perf_counter()``) less
+    :data:`BLIND_SHARE` of the time; else one legal in a state that heeds the role's own
+    moves only; None when neither walk found a state."""
     own = match.game is game  # else the engine was switched: its states are of another kind
     dead, start = (match.dead, match.line) if own else (DeadStates(), None)
-    deadline = time.perf_counter() + match.play_clock  # then the move is late anyway
+    now = time.perf_counter()
+    heeding = until - BLIND_SHARE * max(until - now, 0)
     line = sample_history(game, view, rng, FALLBACK_BUDGET, start=start, dead=dead,
-                          deadline=deadline)  # fmt: skip
-    if line is None:
-        return None
-    if own:
+                          deadline=heeding)  # fmt: skip
+    if line is not None and own:
         match.line = line
+    if line is None:  # not kept: its last steps need not give the view
+        line = sample_history(game, view, rng, FALLBACK_BUDGET, start=start,
+                              use_percepts=False, deadline=until)  # fmt: skip
+    if line is None or game.is_terminal(line[-1]):
+        return None
     return rng.choice(game.legal_moves(line[-1], match.role))
 
 

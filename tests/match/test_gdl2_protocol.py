@@ -274,6 +274,44 @@ def test_a_late_agent_is_replaced_by_a_move_of_a_sampled_state() -> None:
     assert first in ("(pick d1)", "(pick d2)", "(pick d3)") and second == "wait"
 
 
+CLEAR_THREE = """
+(role p) (role random)
+(cell 1) (cell 2) (cell 3) (side heads) (side tails)
+(succ 0 1) (succ 1 2) (succ 2 3)
+(init (step 0))
+(<= (legal p (clear ?c)) (cell ?c) (not (true (cleared ?c))))
+(<= (legal random (toss ?s)) (side ?s))
+(<= (sees p (coin ?s)) (does random (toss ?s)))
+(<= (next (cleared ?c)) (does p (clear ?c)))
+(<= (next (cleared ?c)) (true (cleared ?c)))
+(<= (next (step ?n)) (true (step ?m)) (succ ?m ?n))
+(<= terminal (true (step 3)))
+(goal p 50)
+"""
+
+
+class _Failing(RandomAgent):
+    plays_from_views = True
+
+    def select(self, game: Game[Any], state: object, role: str, limit: Any) -> Any:
+        raise RuntimeError("an agent that fails at once")
+
+
+def test_a_fallback_without_a_history_of_the_view_heeds_the_roles_own_moves() -> None:
+    """A percept no history gives (the manager's mistake, or a sampler out of time): the
+    fallback's state still has the cells the role cleared cleared, and the one move left
+    is the one legal move. The last move again, the old last resort, is illegal here."""
+    service = PlayerService(_Failing, name="p", loader=prover_loader)
+
+    async def run() -> str:
+        assert await service.handle_text(_start(CLEAR_THREE, "p")) == "ready"
+        await service.handle_text("(PLAY gc.1 0 NIL NIL)")
+        await service.handle_text("(PLAY gc.1 1 (clear 1) ((coin heads)))")
+        return await service.handle_text("(PLAY gc.1 2 (clear 2) ((coin edge)))")
+
+    assert asyncio.run(run()) == "(clear 3)"
+
+
 # ---- a referee and player servers over HTTP ------------------------------------------------
 
 
