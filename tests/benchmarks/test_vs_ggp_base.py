@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import socket
 import subprocess
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-GGP_BASE = ROOT.parent / "shared" / "ggp-base"
+GGP_BASE = Path(os.environ.get("GGPKIT_GGP_BASE", ROOT.parent / "shared" / "ggp-base"))
 GAMES = ROOT.parent / "shared" / "ggp-games"
 
 
@@ -25,13 +26,14 @@ def free_port() -> int:
 
 @pytest.mark.skipif(
     shutil.which("java") is None or not GGP_BASE.is_dir() or not GAMES.is_dir(),
-    reason="needs java, ../shared/ggp-base and ../shared/ggp-games",
+    reason="needs java, a ggp-base build ($GGPKIT_GGP_BASE or ../shared/ggp-base) and "
+    "../shared/ggp-games",
 )
 def test_both_role_orders_are_played_and_scored() -> None:
     ports = f"{free_port()},{free_port()}"
     cmd = [sys.executable, str(ROOT / "benchmarks" / "vs_ggp_base.py"), "--games", "ticTacToe",
            "--startclock", "5", "--playclock", "1", "--opponent", "RandomGamer", "--json",
-           "--ports", ports]  # fmt: skip
+           "--ports", ports, "--ggp-base", str(GGP_BASE)]  # fmt: skip
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     tally = json.loads(done.stdout[done.stdout.index("{") :])["ticTacToe"]
@@ -71,3 +73,28 @@ def test_the_opponent_never_imports_this_checkout(monkeypatch: pytest.MonkeyPatc
     assert isinstance(env, dict) and "PYTHONPATH" not in env and env["PATH"] == os.environ["PATH"]
     cwd = Path(str(opponent["cwd"])).resolve()
     assert cwd == Path(tempfile.gettempdir()).resolve() and ROOT not in cwd.parents
+
+
+def test_a_stopped_sweep_resumes_from_its_results_file(tmp_path: Path) -> None:
+    """Matches already in the results file are not played again, and the table counts
+    them; a line cut short by a kill is a match still to play (here it cannot be: no
+    ggp-base build at the path given)."""
+    results = tmp_path / "sweep.jsonl"
+    played = [
+        {"game": "ticTacToe", "round": 0, "seat": 0, "goals": [100, 0], "errors": [0, 1]},
+        {"game": "ticTacToe", "round": 0, "seat": 1, "goals": [50, 50], "errors": [0, 0]},
+    ]
+    results.write_text("".join(json.dumps(e) + "\n" for e in played))
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "vs_ggp_base.py"), "--games", "ticTacToe",
+           "--results", str(results), "--ggp-base", str(tmp_path / "none")]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "2 matches, 2 already played" in done.stderr
+    row = next(line for line in done.stdout.splitlines() if line.startswith("ticTacToe"))
+    assert row.split()[1:4] == ["75.0", "±", "49"]  # 1.96 x 35.4 / sqrt(2)
+    assert row.split()[4:9] == ["1", "1", "0", "0", "1"]
+    with results.open("a") as f:
+        f.write('{"game": "ticTacToe", "round": 1, "se')  # killed while writing
+    again = subprocess.run([*cmd, "--rounds", "2"], capture_output=True, text=True, timeout=60)
+    assert again.returncode != 0 and "4 matches, 2 already played" in again.stderr
+    assert "needs java and a ggp-base build" in again.stderr
