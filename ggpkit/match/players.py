@@ -112,10 +112,12 @@ NATURE = "nature"
 """The name a match record gives the chance role's seat."""
 
 
-class Nature:
-    """The chance role's seat: never asked, since the match driver draws nature's moves."""
+class InProcessSeat:
+    """What a seat in this process does by default at each message: nothing. It has no
+    connection to open or close and is told nothing it does not ask for; a subclass
+    overrides the messages it acts on (and :meth:`play`, which every seat answers)."""
 
-    name = NATURE
+    name: str
     is_human = False
 
     async def start(
@@ -124,7 +126,7 @@ class Nature:
         pass
 
     async def play(self, match_id: str, last: Told, state: Hashable, clock: float | None) -> str:
-        raise PlayerFault("CE", "nature is never asked for a move: the match driver draws it")
+        raise NotImplementedError
 
     async def observe(
         self, match_id: str, last: Told, state: Hashable, clock: float | None
@@ -142,6 +144,15 @@ class Nature:
 
     async def close(self) -> None:
         pass
+
+
+class Nature(InProcessSeat):
+    """The chance role's seat: never asked, since the match driver draws nature's moves."""
+
+    name = NATURE
+
+    async def play(self, match_id: str, last: Told, state: Hashable, clock: float | None) -> str:
+        raise PlayerFault("CE", "nature is never asked for a move: the match driver draws it")
 
 
 P = TypeVar("P", bound=Player)
@@ -165,10 +176,8 @@ INFO_CLOCK = 1.0
 """Seconds a remote player has to answer INFO (plus the usual grace), as ggp-base allows."""
 
 
-class LocalPlayer:
+class LocalPlayer(InProcessSeat):
     """An agent in this process, under the same clocks as a remote player."""
-
-    is_human = False
 
     def __init__(self, agent: Agent, name: str | None = None, seed: int | None = None) -> None:
         self.name: str = name or agent.name
@@ -197,22 +206,11 @@ class LocalPlayer:
             return str(choice.chosen)
         raise PlayerFault(choice.code, choice.problem)
 
-    async def observe(
-        self, match_id: str, last: Told, state: Hashable, clock: float | None
-    ) -> None:
-        pass
-
     async def stop(self, match_id: str, last: Told, clock: float) -> None:
         await self.runner.stop(clock)
 
     async def abort(self, match_id: str) -> None:
         await self.runner.stop(1.0)
-
-    async def connect(self) -> None:
-        pass
-
-    async def close(self) -> None:
-        pass
 
 
 class HttpPlayer:
@@ -300,7 +298,7 @@ class HttpPlayer:
         await self.remote.send(format_abort(match_id), 1.0, 0.0)
 
 
-class HumanPlayer:
+class HumanPlayer(InProcessSeat):
     """A person at the terminal (ggpkit's human agent) with no clock: people are not timed.
 
     The person sees the board and the legal moves; ``quit`` raises ``QuitGame``,
@@ -326,23 +324,6 @@ class HumanPlayer:
         assert game is not None, "play before start"
         move = await in_daemon_thread(lambda: self.agent.select(game, state, self.role, Limit()))
         return str(move)
-
-    async def observe(
-        self, match_id: str, last: Told, state: Hashable, clock: float | None
-    ) -> None:
-        pass
-
-    async def stop(self, match_id: str, last: Told, clock: float) -> None:
-        pass
-
-    async def abort(self, match_id: str) -> None:
-        pass
-
-    async def connect(self) -> None:
-        pass
-
-    async def close(self) -> None:
-        pass
 
 
 def player_from_spec(

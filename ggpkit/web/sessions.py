@@ -35,7 +35,7 @@ from ggpkit.games.api import Game, IllegalMoveError
 from ggpkit.gdl.terms import Term
 from ggpkit.match.clock import UNTIMED_START
 from ggpkit.match.driver import MatchDriver
-from ggpkit.match.players import NATURE, LocalPlayer, Player, Told
+from ggpkit.match.players import NATURE, InProcessSeat, LocalPlayer, Player, Told
 from ggpkit.match.records import MatchRecord, new_match_id
 
 HUMAN = "human"
@@ -131,7 +131,7 @@ class Session:
         )
 
 
-class _PersonInBrowser:
+class _PersonInBrowser(InProcessSeat):
     """A human seat as a match player: never asked, since people move by requests; in a
     step where others choose too, it answers the move the person already sent."""
 
@@ -141,26 +141,10 @@ class _PersonInBrowser:
     def __init__(self, chosen: Term | None = None) -> None:
         self.chosen = chosen
 
-    async def start(
-        self, match_id: str, role: str, game: Game[Any], rules: str, start: float, play: float
-    ) -> None:
-        pass
-
     async def play(self, match_id: str, last: Told, state: Hashable, clock: float | None) -> str:
         if self.chosen is not None:
             return str(self.chosen)
         raise SessionError("a person moves by a request, not by being asked")
-
-    async def observe(
-        self, match_id: str, last: Told, state: Hashable, clock: float | None
-    ) -> None:
-        pass
-
-    async def stop(self, match_id: str, last: Told, clock: float) -> None:
-        pass
-
-    async def abort(self, match_id: str) -> None:
-        pass
 
 
 AgentFactory = Callable[[str, int | None], Agent]
