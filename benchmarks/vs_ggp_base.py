@@ -242,6 +242,11 @@ def parse_args() -> argparse.Namespace:
         help="append each match to this JSON-lines file and skip those already in it "
         "(resumes a stopped sweep)",
     )
+    parser.add_argument(
+        "--skip",
+        default="",
+        help="comma-separated games left out (e.g. those ggp-base's manager is too slow for)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON, not a table")
     parser.add_argument("--ports", default="9391,9392", help="ggpkit's port, then ggp-base's")
     parser.add_argument(
@@ -255,6 +260,7 @@ def parse_args() -> argparse.Namespace:
 def main() -> None:
     args = parse_args()
     games = two_role_games() if args.games == "all" else args.games.split(",")
+    games = [game for game in games if game not in set(args.skip.split(","))]
     entries = done_matches(args.results)
     done = {(e["game"], e["round"], e["seat"]) for e in entries}
     plan = [(g, r, seat) for g in games for r in range(args.rounds) for seat in (0, 1)]

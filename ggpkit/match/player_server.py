@@ -23,8 +23,8 @@ Peers may be hostile or broken, so:
   does not load; a propnet that was late goes on compiling in its child for
   :data:`LATE_COMPILE_SECONDS`, and the match moves onto it at the first move it
   is ready by (:meth:`PlayerService._take_late_propnet`);
-- a match the manager stops talking about (three play clocks of silence) is
-  ended as aborted, so the player is free for the next one;
+- a match the manager stops talking about (three play clocks of silence) gives way
+  to the next START, and is ended as aborted after a long silence even without one;
 - the player's record of a match has its own id (the manager's id, the player's
   name and a random tag): it never replaces another record in a shared store.
 
@@ -116,7 +116,14 @@ MAX_CLOCK_SECONDS = 24 * 3600.0
 """Longest start or play clock accepted."""
 
 SILENT_PLAY_CLOCKS = 3
-"""A match is abandoned after this many play clocks without a message about it."""
+"""A match silent for this many play clocks gives way to a START of another match (its
+manager may have crashed); one that is merely slow goes on while no other match wants
+the player: ggp-base's manager, on its own prover, takes longer than that between two
+messages of a big game (alexChess)."""
+ABANDONED_PLAY_CLOCKS = 100
+"""A match silent for this many play clocks (and at least :data:`ABANDONED_SECONDS`) is
+ended as aborted even when no other match comes, so that its agent stops thinking."""
+ABANDONED_SECONDS = 300.0
 
 READY_RESERVE = 0.5
 """Seconds of the start clock kept for the prover fallback when the full load is late."""
@@ -302,13 +309,13 @@ class PlayerService:
         now when not given.
         """
         arrived = asyncio.get_running_loop().time() if arrived is None else arrived
-        quick = self._without_parsing(message_head(text))
+        quick = self._without_parsing(message_head(text), arrived)
         if quick is not None:
             return quick
         message = await in_daemon_thread(lambda: parse_message(text))
         return await self.handle(message, arrived)
 
-    def _without_parsing(self, head: tuple[str, str | None] | None) -> str | None:
+    def _without_parsing(self, head: tuple[str, str | None] | None, arrived: float) -> str | None:
         """The reply to a message that needs no parsing: INFO, or one for another match."""
         if head is None:
             return None
@@ -316,7 +323,7 @@ class PlayerService:
         current = self.current
         if keyword == "INFO":
             return format_info_reply(self.name, busy=current is not None)
-        if keyword == "START" and current is not None:
+        if keyword == "START" and current is not None and not _silent(current, arrived):
             return "busy"
         if keyword in ("PLAY", "STOP", "ABORT") and (
             current is None or current.match_id != match_id
@@ -369,8 +376,13 @@ class PlayerService:
     # ---- messages -------------------------------------------------------------------------
 
     async def _start(self, msg: Start, arrived: float) -> str:
-        if self.current is not None:
-            return "busy"
+        current = self.current
+        if current is not None:
+            if not _silent(current, arrived):
+                return "busy"
+            log.warning("match %s: no message for %.0f s; ended as aborted for START %s",
+                        current.match_id, arrived - current.heard, msg.match_id)  # fmt: skip
+            await self._end(current, aborted=True)
         if not (valid_clock(msg.start_clock) and valid_clock(msg.play_clock)):
             log.warning("START %s refused: clocks %s, %s", msg.match_id, msg.start_clock,
                         msg.play_clock)  # fmt: skip
@@ -440,9 +452,10 @@ class PlayerService:
         return record
 
     async def _end_when_silent(self, match: _Match) -> None:
-        """Abort ``match`` once the manager has said nothing about it for a few play clocks."""
+        """Abort ``match`` once the manager has said nothing about it for long (see
+        :data:`ABANDONED_PLAY_CLOCKS`; a START of another match ends it sooner)."""
         loop = asyncio.get_running_loop()
-        limit = SILENT_PLAY_CLOCKS * match.play_clock
+        limit = max(ABANDONED_PLAY_CLOCKS * match.play_clock, ABANDONED_SECONDS)
         while self.current is match:
             wait = match.heard + limit - loop.time()
             if wait <= 0:
@@ -664,6 +677,11 @@ def _message_text(message: Play | Stop | PlayII | StopII) -> str:
         return fmt(message.match_id, message.moves)
     fmt_ii = format_play_ii if isinstance(message, PlayII) else format_stop_ii
     return fmt_ii(message.match_id, message.turn, message.move, message.percepts)
+
+
+def _silent(match: _Match, now: float) -> bool:
+    """Whether ``match`` has been silent long enough to give way to another START."""
+    return now - match.heard > SILENT_PLAY_CLOCKS * match.play_clock
 
 
 def _sampled_move(
