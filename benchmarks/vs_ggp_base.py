@@ -109,8 +109,12 @@ def start_players(
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL if log is None else log.open("ab"),
     )  # fmt: skip
-    wait_for_port(theirs, 60)
-    wait_for_port(ours, 60)
+    try:
+        wait_for_port(theirs, 60)
+        wait_for_port(ours, 60)
+    except SystemExit:  # neither is left running
+        stop([other, python])
+        raise
     return [other, python]
 
 
