@@ -904,7 +904,7 @@ def server_config(
         host=host,
         port=port,
         http=GgpH11Protocol,
-        loop="asyncio",  # not uvloop where some extra installs it: see below
+        loop="asyncio",  # not uvloop where some extra installs it: see the docstring
         log_level=log_level,
         server_header=False,
         date_header=False,
