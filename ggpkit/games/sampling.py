@@ -37,6 +37,7 @@ Schofield et al. 2012).
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import math
@@ -44,7 +45,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from ggpkit.games.api import Game
@@ -106,10 +107,12 @@ LONGEST_RUN = 4
 """Runs of consecutive arguments compared, from two up to this many (a ship's cells)."""
 
 
-def _runs(term: Term) -> set[tuple[str, ...]]:
+@functools.lru_cache(maxsize=1 << 16)
+def _runs(term: Term) -> frozenset[tuple[str, ...]]:
     """The runs of two to :data:`LONGEST_RUN` consecutive arguments of ``term`` and of
     its subterms, as text: ``(ghostship 3 1 2 1)`` and ``(doscan 4 4 3 1 2 1 1 1)``
-    share ``3 1 2 1``, which a lone number or pair would not tell."""
+    share ``3 1 2 1``, which a lone number or pair would not tell. Cached: a walk ranks
+    the same moves step after step (nature's 2,000 scans, at every step of a walk)."""
     found: set[tuple[str, ...]] = set()
     if isinstance(term, Func):
         names = [str(a) for a in term.args]
@@ -117,10 +120,10 @@ def _runs(term: Term) -> set[tuple[str, ...]]:
             found.update(tuple(names[i : i + size]) for i in range(len(names) - size + 1))
         for arg in term.args:
             found |= _runs(arg)
-    return found
+    return frozenset(found)
 
 
-def _weight(runs: set[tuple[str, ...]]) -> int:
+def _weight(runs: frozenset[tuple[str, ...]]) -> int:
     """Longer shared runs say much more: two numbers in a row are often shared by chance,
     four seldom, so each run counts four times as much as one a number shorter."""
     return sum(4 ** len(run) for run in runs)
@@ -135,6 +138,8 @@ class _Cues:
 
     now: frozenset[tuple[str, ...]]
     later: Mapping[tuple[str, ...], int]
+    scores: dict[Term, int] = field(default_factory=dict, compare=False)
+    """Each move's score, once computed (a walk ranks a step's moves at every restart)."""
 
     NONE: ClassVar[_Cues]
     """No cues: the joint moves come in random order."""
@@ -164,11 +169,36 @@ def _move_scores(moves: list[Term], cues: _Cues) -> list[int]:
     """How many runs of arguments each move shares with the step's percepts, then with
     later ones (see :class:`_Cues`): the moves most likely to have caused them."""
     scores = []
+    known = cues.scores
     for move in moves:
-        runs = _runs(move)
-        later = sum(4 ** len(run) * cues.later.get(run, 0) for run in runs)
-        scores.append(NOW_WEIGHT * _weight(runs & cues.now) + later)
+        score = known.get(move)
+        if score is None:
+            runs = _runs(move)
+            later = sum(4 ** len(run) * cues.later[run] for run in runs & cues.later.keys())
+            score = known[move] = NOW_WEIGHT * _weight(runs & cues.now) + later
+        scores.append(score)
     return scores
+
+
+def _kind(move: Term) -> str:
+    """A move's kind: the name of its function (``fire`` of ``(fire 2 3)``), or itself."""
+    return move.name if isinstance(move, Func) else str(move)
+
+
+def _by_kind(ranked: list[tuple[int, int]], moves: list[Term]) -> list[tuple[int, int]]:
+    """``ranked`` (index, score; best first) taken in turns over the moves' kinds: each
+    kind's best, then each kind's second best... Runs shared with the percepts measure
+    a move only against moves of its kind: a ship's ``(move 2 3 2 4)`` shares four
+    numbers with the scan that shows ``(ghostship 2 3 2 4)``, while the shot that
+    made the scan show (any ``(fire x y)``) shares none, and ranked by score alone every
+    move would come before the first shot."""
+    queues: dict[str, list[tuple[int, int]]] = {}
+    for entry in ranked:
+        queues.setdefault(_kind(moves[entry[0]]), []).append(entry)
+    if len(queues) < 2:
+        return ranked
+    rounds = itertools.zip_longest(*queues.values())
+    return [entry for turn in rounds for entry in turn if entry is not None]
 
 
 class _JointOrder:
@@ -190,7 +220,7 @@ class _JointOrder:
             rng.shuffle(shuffled)
             scores = _move_scores(shuffled, cues) if cues.now or cues.later else []
             if scores:
-                ranked = sorted(enumerate(scores), key=lambda pair: -pair[1])  # stable
+                ranked = _by_kind(sorted(enumerate(scores), key=lambda pair: -pair[1]), shuffled)
                 shuffled = [shuffled[i] for i, _ in ranked]
                 scores = [score for _, score in ranked]
             self.options.append(shuffled)
@@ -323,15 +353,18 @@ class _Walk:
         self.deadline, self.dead = deadline, dead
         self.cues = _cues(view)
         self.spent = 0
+        self.barren = 0
+        """Walks in a row that found no successor of the base state (nor proved it dead)."""
         self.exhausted = False
         """Set when a walk backed up past the base: no history extends it."""
 
-    def run(self, budget: int) -> Hypothesis | None:
-        """A history within ``budget`` expanded steps over every restart, or None."""
+    def run(self, budget: int, barren: int | None = None) -> Hypothesis | None:
+        """A history within ``budget`` expanded steps over every restart, or None; or
+        None after ``barren`` walks in a row found no successor of the base state."""
         unit = max(1, self.view.turn - (len(self.base.line) - 1))
         for restart in itertools.count(1):
             left = budget - self.spent
-            if left <= 0 or self._late():
+            if left <= 0 or self._late() or (barren is not None and self.barren >= barren):
                 return None
             try:
                 led = restart % 2 == 1  # every other walk in random order: see the module doc
@@ -372,6 +405,7 @@ class _Walk:
                 self.dead.add(done.step, done.state)
             if not stack:
                 self.exhausted = done.complete
+                self.barren = self.barren + 1 if not done.seen else 0
                 return None
             stack[-1].complete &= done.complete
             line.pop()
@@ -388,13 +422,15 @@ def sample_hypothesis(
     deadline: float | None = None,
     use_percepts: bool = True,
     dead: DeadStates | None = None,
+    barren: int | None = None,
 ) -> Hypothesis | None:
     """A history that gives ``view``, with its factors, extending ``start`` (a hypothesis
     of an earlier turn of the same view; default: the initial state), never backing up
-    past it. None when ``budget`` expanded steps, or the ``deadline``
-    (``time.perf_counter()``), came first, or no extension exists. ``dead``, kept by the
-    caller over a match, remembers the states found dead (its flag overrides
-    ``use_percepts``)."""
+    past it. None when ``budget`` expanded steps, ``barren`` walks in a row without a
+    successor of the start, or the ``deadline`` (``time.perf_counter()``), came first,
+    or no extension exists.
+    ``dead``, kept by the caller over a match, remembers the states found dead (its flag
+    overrides ``use_percepts``)."""
     base = start or Hypothesis((game.initial_state(),))
     if len(base.line) - 1 > view.turn:
         return None
@@ -402,7 +438,7 @@ def sample_hypothesis(
     if (len(base.line) - 1, base.state) in dead:
         return None
     walk = _Walk(game, view, rng, base, deadline, dead)
-    return walk.run(budget)
+    return walk.run(budget, barren)
 
 
 def extend_hypothesis(
@@ -414,27 +450,56 @@ def extend_hypothesis(
     deadline: float | None = None,
     use_percepts: bool = True,
     dead: DeadStates | None = None,
+    max_back: int | None = None,
 ) -> Hypothesis | None:
     """``start`` (a hypothesis of an earlier turn of the same view) walked on to
     ``view``'s turn; where it cannot be, backed up one step, then two, four, eight...,
-    then to the start, each walk within ``budget`` expanded steps. None when the
-    ``deadline`` came first or no history exists.
+    then to the start (or at most ``max_back`` steps), each walk within ``budget``
+    expanded steps and, but the last, a :data:`LEVEL_SHARE` of the time left. None when
+    the ``deadline`` came first or no history exists.
 
     Why back up: a percept that kills a history usually speaks of the last few steps (a
     mark that failed: the opponent took that cell lately), so the nearest choices are
-    the ones to revise (HyperPlay backtracks the same way).
+    the ones to revise (HyperPlay backtracks the same way). Why a share of the time: a
+    walk from a state that a much earlier guess doomed tries joint move after joint
+    move without proving the state dead (a ship guessed at the start, seen elsewhere
+    by the first scan: 80,000 joint moves of one step, none fits), and it must not eat
+    the time of the walk from further back that would mend the guess.
     """
     dead = dead if dead is not None else DeadStates(use_percepts)
     steps = len(start.line) - 1
+    deepest = steps if max_back is None else min(steps, max_back)
     back = 0
     while True:
-        begin = start.prefix(max(0, steps - back))
-        found = sample_hypothesis(game, view, rng, begin, budget, deadline, use_percepts, dead)
+        begin = start.prefix(steps - back)
+        last = back >= deepest
+        until = deadline if last or deadline is None else _share_of(deadline, LEVEL_SHARE)
+        barren = None if last else BARREN_WALKS
+        found = sample_hypothesis(game, view, rng, begin, budget, until, use_percepts, dead,
+                                  barren)  # fmt: skip
         if found is not None:
             return found
-        if steps - back <= 0 or (deadline is not None and time.perf_counter() > deadline):
+        if last or (deadline is not None and time.perf_counter() > deadline):
             return None
-        back = max(1, 2 * back)
+        back = min(deepest, max(1, 2 * back))
+
+
+LEVEL_SHARE = 0.3
+"""Share of the time left that a walk from one backing-up point of
+:func:`extend_hypothesis` may take (the walk from furthest back takes all of it)."""
+
+
+BARREN_WALKS = 8
+"""Walks in a row from one backing-up point of :func:`extend_hypothesis` (but the last)
+that find no successor of it before the walk moves further back: eight restarts of
+Luby's sequence try its joint moves up to four caps deep, in both orders; a state none
+of them fits is most likely doomed by an earlier choice."""
+
+
+def _share_of(deadline: float, share: float) -> float:
+    """A deadline ``share`` of the way from now to ``deadline``."""
+    now = time.perf_counter()
+    return now + share * max(deadline - now, 0.0)
 
 
 def sample_history(

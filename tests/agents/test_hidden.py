@@ -16,6 +16,7 @@ from ggpkit.agents.base import Limit
 from ggpkit.agents.hidden import bag as bag_module
 from ggpkit.agents.hidden import for_imperfect_information
 from ggpkit.agents.hidden.bag import HistoryBag
+from ggpkit.agents.hidden.common import playout_rewards
 from ggpkit.agents.hidden.exact import InfosetExpectimax, InfosetSolverAgent
 from ggpkit.agents.hidden.ismcts import ISMCTSAgent
 from ggpkit.agents.specs import make_agent
@@ -157,3 +158,35 @@ def test_ismcts_uses_its_percepts(halves: GdlGame) -> None:
         agent = ISMCTSAgent(Limit(playouts=400), seed=3)
         agent.start(halves, view.role)
         assert str(agent.select(halves, view, view.role, Limit())) in allowed
+
+
+SHORT_RACE = """\
+; Two steps to the end; the second move decides: stay gives 70, leap 20 (so a random
+; playout from the first state ends at 70 or 20, from the second at what was played).
+(role p)
+(init (at 0))
+(<= (legal p walk) (true (at 0)))
+(<= (legal p stay) (true (at 1)))
+(<= (legal p leap) (true (at 1)))
+(<= (next (at 1)) (does p walk))
+(<= (next (end 70)) (does p stay))
+(<= (next (end 20)) (does p leap))
+(<= terminal (true (end ?g)))
+(<= (goal p ?g) (true (end ?g)))
+(<= (goal p 0) (not terminal))
+"""
+
+
+@pytest.mark.parametrize("reasoner", ["propnet", "joincode"])
+def test_playout_rewards_are_the_goals_of_whole_playouts(reasoner: str) -> None:
+    """Scaled to 0..1 and played to the end on either reasoner (on the propnet by its
+    compiled playouts): from the first state each playout ends at 0.7 or 0.2, and both
+    come up; a terminal state gives its own goals."""
+    game = load_kif_text(SHORT_RACE, "short-race", reasoner=reasoner)
+    rng = random.Random(1)
+    start = game.initial_state()
+    seen = {tuple(playout_rewards(game, start, rng)) for _ in range(40)}
+    assert seen == {(0.7,), (0.2,)}
+    end = game.next_state(game.next_state(start, {"p": parse_term("walk")}),
+                          {"p": parse_term("leap")})  # fmt: skip
+    assert playout_rewards(game, end, rng) == [0.2]

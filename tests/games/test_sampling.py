@@ -11,6 +11,7 @@ is checked step by step against the view (``views_agree``), not by the sampler.
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
 
@@ -148,3 +149,58 @@ def test_sampled_states_are_in_the_information_set(hidden: GdlGame) -> None:
     drawn = sample_states(hidden, view, 20, random.Random(2), distinct=True)
     assert drawn and set(drawn) <= listed
     assert len(drawn) > 10  # 8 numbers x 27 stirs: twenty draws seldom repeat
+
+
+NOISY_NUMBER = """\
+(role watcher)
+(role random)
+(init (step 0))
+(number 1) (number 2) (number 3) (number 4) (number 5) (number 6) (number 7) (number 8)
+(bit 1) (bit 2) (bit 3) (bit 4) (bit 5) (bit 6) (bit 7) (bit 8)
+(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4)
+(<= (legal random (hide ?n)) (true (step 0)) (number ?n))
+(<= (legal random (noise ?a ?b ?c ?d)) (true (step ?s)) (distinct ?s 0) (distinct ?s 3)
+    (bit ?a) (bit ?b) (bit ?c) (bit ?d))
+(<= (legal random wait) (true (step 3)))
+(<= (legal watcher look) (not (true (step 4))))
+(<= (sees watcher (hidden ?n)) (true (step 2)) (true (hidden ?n)))
+(<= (next (hidden ?n)) (does random (hide ?n)))
+(<= (next (hidden ?n)) (true (hidden ?n)))
+(<= (next (step ?t)) (true (step ?s)) (succ ?s ?t))
+(<= terminal (true (step 4)))
+(<= (goal watcher 100) (true (step 4)))
+(<= (goal random 0) (true (step 4)))
+"""
+"""Nature hides a number, makes noise (4,096 ways that change nothing) twice, and the
+watcher sees the number after the second noise."""
+
+
+def test_a_doomed_extension_leaves_time_to_mend_the_early_guess() -> None:
+    """A history of turn 2 that guessed the number wrong cannot give turn 3's percept,
+    but proving its last state dead means trying all 4,096 noises, far past any walk's
+    cap: walks from there must give up soon enough for the walk from the start, which
+    mends the guess, to run within the deadline."""
+    game = load_kif_text(NOISY_NUMBER, "noisy-number", reasoner="propnet")
+    look = parse_term("look")
+    two = RoleView("watcher").then(look, frozenset()).then(look, frozenset())
+    three = two.then(look, frozenset({parse_term("(hidden 5)")}))
+    rng = random.Random(3)
+    wrong = None
+    while wrong is None or "(hidden 5)" in {str(f) for f in game.facts(wrong.state)}:
+        wrong = sample_hypothesis(game, two, rng)
+    found = extend_hypothesis(game, three, rng, wrong, deadline=time.perf_counter() + 1.0)
+    assert found is not None and views_agree(game, found.line, three)
+    assert "(hidden 5)" in {str(f) for f in game.facts(found.state)}
+
+
+def test_moves_are_ranked_against_moves_of_their_kind() -> None:
+    """A ship's moves share four numbers with the scan that shows a ghost there; the
+    shots, one of which made the ghost show, share none. The best shot comes second,
+    not after every move of the ship."""
+    moves = [parse_term(f"(move 2 3 2 {y})") for y in "1234"]
+    shots = [parse_term(f"(fire {x} {y})") for x in "1234" for y in "1234"]
+    seen = frozenset({parse_term(f"(ghostship 2 3 2 {y})") for y in "1234"})
+    cues = _Cues(frozenset().union(*map(_runs, seen)), {})
+    order = _JointOrder([[*moves, *shots]], cues, random.Random(0))
+    first_two = [str(order.pop()) for _ in range(2)]
+    assert sum("fire" in joint for joint in first_two) == 1

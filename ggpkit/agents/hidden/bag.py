@@ -33,6 +33,9 @@ turn) rather than samples: sixteen samples weigh Monty Hall's two doors too roug
 see that switching wins two times in three."""
 WALK_BUDGET = 400
 """Expanded steps one walk may take before the bag gives up on it (and backs up more)."""
+PERSIST_BUDGET = 100_000
+"""Expanded steps of the walk from the start of an empty bag's last search (its
+deadline, not this, is what usually ends it)."""
 LATE_TRIES = 3
 """Walks an empty bag takes at its deadline, of each kind (see ``HistoryBag._late``)."""
 LATE_GRACE = 0.1
@@ -74,10 +77,14 @@ class HistoryBag:
         self.anchors = []
         self.dead.clear()
 
-    def update(self, game: Game[Any], view: RoleView, deadline: float) -> None:
+    def update(
+        self, game: Game[Any], view: RoleView, deadline: float, patience: float | None = None
+    ) -> None:
         """Bring every history to ``view``'s turn, within ``deadline`` (``perf_counter``)
-        where it can; past it only while the bag is empty (a search needs one state).
-        A view of an earlier turn than the bag's starts the bag over."""
+        where it can; past it only while the bag is empty (a search needs one state):
+        until ``patience`` (where later) looking for a history of the whole view, then
+        briefly for one that gives the role's own moves. A view of an earlier turn than
+        the bag's starts the bag over."""
         if view.turn < self.turn or self.turn < 0:
             self.clear()  # a new match
             self.exact = {game.initial_state(): 1.0}
@@ -94,7 +101,7 @@ class HistoryBag:
             if grown is not None and not game.is_terminal(grown.state):
                 kept.append(grown)
         self.hypotheses = kept
-        self._fill(game, view, deadline, before or self.anchors)
+        self._fill(game, view, deadline, before or self.anchors, patience)
         if self.hypotheses:
             self.anchors = self.hypotheses[:LATE_TRIES]
         self.turn = view.turn
@@ -130,13 +137,13 @@ class HistoryBag:
             self.resampled += 1
         return grown
 
-    def _fill(
-        self, game: Game[Any], view: RoleView, deadline: float, before: list[Hypothesis]
-    ) -> None:
+    def _fill(self, game: Game[Any], view: RoleView, deadline: float, before: list[Hypothesis],
+              patience: float | None) -> None:  # fmt: skip
         """Fresh histories until the bag is full or the deadline passes; then copies of
         the survivors (a particle filter's resampling: they part at their next steps).
-        A bag left empty takes, as a last resort, histories that give the role's own
-        moves but not all its percepts: a state near the truth beats no move at all."""
+        A bag left empty goes on looking until ``patience``; then it takes, as a last
+        resort, histories that give the role's own moves but not all its percepts: a
+        state near the truth beats no move at all."""
         tries = 0
         while len(self.hypotheses) < self.size and time.perf_counter() < deadline:
             tries += 1
@@ -147,11 +154,37 @@ class HistoryBag:
             )
             if found is not None and not game.is_terminal(found.state):
                 self.hypotheses.append(found)
+        if not self.hypotheses and patience is not None:
+            self._persist(game, view, before, patience)
         if not self.hypotheses:
             self._late(game, view, before)
         survivors = list(self.hypotheses)
         while survivors and len(self.hypotheses) < self.size:
             self.hypotheses.append(self.rng.choice(survivors))
+
+    def _persist(
+        self, game: Game[Any], view: RoleView, before: list[Hypothesis], patience: float
+    ) -> None:
+        """One history of the whole view for an empty bag, looked for until ``patience``:
+        the last turn's histories walked on (backing up as far as it takes), each in
+        turn with a share of the time, then one walk from the start with what is left.
+        A search on one true-to-the-view state beats one on states that are not."""
+        starts: list[Hypothesis | None] = [*before[:LATE_TRIES], None]
+        for index, start in enumerate(starts):
+            now = time.perf_counter()
+            if now >= patience:
+                return
+            until = now + (patience - now) / (len(starts) - index)
+            heed, dead = self.use_percepts, self.dead
+            if start is not None:
+                found = extend_hypothesis(game, view, self.rng, start, WALK_BUDGET, until,
+                                          heed, dead)  # fmt: skip
+            else:
+                found = sample_hypothesis(game, view, self.rng, None, PERSIST_BUDGET, until,
+                                          heed, dead)  # fmt: skip
+            if found is not None and not game.is_terminal(found.state):
+                self.hypotheses.append(found)
+                return
 
     def _late(self, game: Game[Any], view: RoleView, before: list[Hypothesis]) -> None:
         """One history for a bag still empty at its deadline, each kind of walk within

@@ -16,6 +16,7 @@ from typing import Any
 
 from ggpkit.agents.base import Agent, AgentError, Limit
 from ggpkit.agents.hidden.bag import HistoryBag
+from ggpkit.agents.hidden.common import PATIENT_SHARE
 from ggpkit.games.api import Game
 from ggpkit.games.views import RoleView
 from ggpkit.gdl.terms import Term
@@ -43,8 +44,10 @@ class Determinized(Agent):
     def select(self, game: Game[Any], state: Hashable, role: str, limit: Limit) -> Term:
         if not isinstance(state, RoleView):
             return self.inner.select(game, state, role, limit)
+        now = time.perf_counter()
         seconds = SAMPLE_SECONDS if limit.time is None else limit.time / 2
-        self.bag.update(game, state, time.perf_counter() + seconds)
+        patience = None if limit.time is None else now + PATIENT_SHARE * limit.time
+        self.bag.update(game, state, now + seconds, patience)
         belief = self.bag.belief()
         if not belief:
             raise AgentError(f"no state of {game.name} fits {role}'s view at turn {state.turn}")

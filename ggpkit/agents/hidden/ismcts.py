@@ -23,7 +23,7 @@ from collections.abc import Hashable
 from typing import Any
 
 from ggpkit.agents.base import Limit, Thoughts
-from ggpkit.agents.hidden.common import BagSearcher
+from ggpkit.agents.hidden.common import BagSearcher, playout_rewards
 from ggpkit.games.api import Game
 from ggpkit.gdl.terms import Term
 
@@ -154,22 +154,13 @@ class ISMCTSAgent(BagSearcher):
                 node.children[key] = _Node(len(game.roles))
                 break
             node = child
-        rewards = _rewards(game, state, self.rng)
+        rewards = playout_rewards(game, state, self.rng)
         for visited, joint in path:
             for i, move in enumerate(joint):
                 entry = visited.stats[i].get(move)
                 if entry is not None:
                     entry[0] += 1
                     entry[1] += rewards[i]
-
-
-def _rewards(game: Game[Any], state: Hashable, rng: random.Random) -> list[float]:
-    """Every role's goal (0..1) at the end of a random playout from ``state``."""
-    if game.is_terminal(state):
-        goals = game.goals(state)
-    else:
-        goals, _ = game.random_playout(state, rng)
-    return [goals[r] / 100 for r in game.roles]
 
 
 def _running_sum(values: Any) -> list[float]:
