@@ -190,3 +190,23 @@ def test_playout_rewards_are_the_goals_of_whole_playouts(reasoner: str) -> None:
     end = game.next_state(game.next_state(start, {"p": parse_term("walk")}),
                           {"p": parse_term("leap")})  # fmt: skip
     assert playout_rewards(game, end, rng) == [0.2]
+
+
+def test_a_bag_that_settled_for_own_moves_starts_again_from_a_true_history(
+    monty: GdlGame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A percept no history gives (the host opens the door the contestant picked: a
+    manager's mistake, or a sampler out of time in a bigger game) leaves the bag only
+    histories that heed the contestant's own moves. They must not become the bag's
+    anchors: a walk on from a line that broke a percept can only back up past it, so
+    the next turns start again from the last histories of the whole view."""
+    monkeypatch.setattr(bag_module, "EXACT_STATES", 0)
+    bag = HistoryBag(4, random.Random(3))
+    picked = RoleView(ROLE).then(parse_term("(pick d1)"), frozenset())
+    bag.update(monty, picked, deadline=1e18)
+    assert not bag.relaxed and all(views_agree(monty, h.line, picked) for h in bag.hypotheses)
+    wrong = picked.then(parse_term("wait"), frozenset({parse_term("(opened d1)")}))
+    bag.update(monty, wrong, deadline=1e18)
+    assert bag.relaxed and bag.hypotheses  # a state to move from, heeding own moves only
+    assert not any(views_agree(monty, h.line, wrong) for h in bag.hypotheses)
+    assert bag.anchors and all(views_agree(monty, h.line, picked) for h in bag.anchors)

@@ -62,8 +62,13 @@ class HistoryBag:
         self.lines: dict[Hashable, History] = {}
         """A history of each state of :attr:`exact`, to sample from where it grows too big."""
         self.anchors: list[Hypothesis] = []
-        """Histories of the last turn the bag was not empty: where every history dies and
-        none is found again, they are walked on heeding the role's own moves only."""
+        """Histories of the last turn the bag held histories of the whole view: where every
+        history dies and none is found again, they are walked on heeding the role's own
+        moves only, and the next turns start again from them."""
+        self.relaxed = False
+        """Whether the bag holds histories that heed the role's own moves only (its last
+        resort): they are no start for the next turn, whose walks must give every
+        percept, and a walk from a line that broke one can only back up past it."""
         self.dead = DeadStates(use_percepts)
         """States no history of the view goes through, found by the walks of any turn."""
 
@@ -75,6 +80,7 @@ class HistoryBag:
         self.exact = None
         self.lines = {}
         self.anchors = []
+        self.relaxed = False
         self.dead.clear()
 
     def update(
@@ -94,7 +100,8 @@ class HistoryBag:
         if self.exact is not None:
             self.turn = view.turn
             return
-        before = self.hypotheses
+        before = [] if self.relaxed else self.hypotheses
+        self.relaxed = False
         kept: list[Hypothesis] = []
         for hypothesis in before:
             grown = self._extend(game, view, hypothesis, deadline)
@@ -102,7 +109,7 @@ class HistoryBag:
                 kept.append(grown)
         self.hypotheses = kept
         self._fill(game, view, deadline, before or self.anchors, patience)
-        if self.hypotheses:
+        if self.hypotheses and not self.relaxed:
             self.anchors = self.hypotheses[:LATE_TRIES]
         self.turn = view.turn
 
@@ -210,6 +217,7 @@ class HistoryBag:
                 )
                 if found is not None and not game.is_terminal(found.state):
                     self.hypotheses.append(found)
+                    self.relaxed = use_percepts != self.use_percepts
                     return
 
     def belief(self) -> dict[Hashable, float]:
