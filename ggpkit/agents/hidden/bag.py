@@ -66,9 +66,11 @@ class HistoryBag:
         history dies and none is found again, they are walked on heeding the role's own
         moves only, and the next turns start again from them."""
         self.relaxed = False
-        """Whether the bag holds histories that heed the role's own moves only (its last
-        resort): they are no start for the next turn, whose walks must give every
-        percept, and a walk from a line that broke one can only back up past it."""
+        """Whether the bag holds histories that broke a percept (its last resort: walks
+        that heed the role's own moves only, and their extensions). They are walked on
+        while they fit the new steps, but never become anchors, and where they die the
+        bag starts again from its anchors: a walk from a line that broke a percept can
+        only back up past the break."""
         self.dead = DeadStates(use_percepts)
         """States no history of the view goes through, found by the walks of any turn."""
 
@@ -100,15 +102,17 @@ class HistoryBag:
         if self.exact is not None:
             self.turn = view.turn
             return
-        before = [] if self.relaxed else self.hypotheses
-        self.relaxed = False
+        before = self.hypotheses  # own-moves-only ones too: they may fit the new steps
+        was_relaxed = self.relaxed
         kept: list[Hypothesis] = []
         for hypothesis in before:
             grown = self._extend(game, view, hypothesis, deadline)
             if grown is not None and not game.is_terminal(grown.state):
                 kept.append(grown)
         self.hypotheses = kept
-        self._fill(game, view, deadline, before or self.anchors, patience)
+        self.relaxed = was_relaxed and bool(kept)  # walked on, they still broke a percept
+        starts = self.anchors if was_relaxed or not before else before
+        self._fill(game, view, deadline, starts, patience)
         if self.hypotheses and not self.relaxed:
             self.anchors = self.hypotheses[:LATE_TRIES]
         self.turn = view.turn
