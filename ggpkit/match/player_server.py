@@ -279,6 +279,10 @@ class _Match:
     """The last history sampled for the fallback move of a GDL-II match (extended each turn)."""
     dead: DeadStates = field(default_factory=DeadStates)
     """States of ``game`` that no line of the view goes through (kept for the fallback)."""
+    candidate: tuple[int, Term] | None = None
+    """A turn and a move legal in a state its view allows but for what was perceived
+    since :attr:`line` (found first by the fallback, in a few steps): the last resort
+    where the fallback runs out of time."""
 
 
 class PlayerService:
@@ -693,6 +697,8 @@ def _sampled_move(
     moves only; None when neither walk found a state."""
     own = match.game is game  # else the engine was switched: its states are of another kind
     dead, start = (match.dead, match.line) if own else (DeadStates(), None)
+    if start is not None:
+        _keep_candidate(match, game, view, rng, start)
     now = time.perf_counter()
     heeding = until - BLIND_SHARE * max(until - now, 0)
     line = sample_history(game, view, rng, FALLBACK_BUDGET, start=start, dead=dead,
@@ -707,9 +713,30 @@ def _sampled_move(
     return rng.choice(game.legal_moves(line[-1], match.role))
 
 
+def _keep_candidate(
+    match: _Match, game: Game[Any], view: RoleView, rng: random.Random, start: History
+) -> None:
+    """A move for :attr:`_Match.candidate`: legal in the last history found walked on by
+    the role's own moves, the first joint move that allows each (a step or two a turn:
+    no search, no clock). Its state keeps all that the history knew."""
+    line = list(start)
+    for step in range(len(line) - 1, view.turn):
+        state, move = line[-1], view.moves[step]
+        if game.is_terminal(state) or move not in game.legal_moves(state, match.role):
+            return
+        joint = [move if r == match.role else rng.choice(game.legal_moves(state, r))
+                 for r in game.roles]  # fmt: skip
+        line.append(game._next(state, joint))
+    if not game.is_terminal(line[-1]):
+        match.candidate = (view.turn, rng.choice(game.legal_moves(line[-1], match.role)))
+
+
 def _blind_move(match: _Match, game: Game[Any], view: RoleView) -> Term:
-    """The last resort of a GDL-II turn without any sampled state: at turn 0 a move legal
-    in the initial state (the one state the role may be in), later its last move again."""
+    """The last resort of a GDL-II turn without any sampled state: the fallback's
+    candidate of this turn where it found one; else at turn 0 a move legal in the
+    initial state (the one state the role may be in), later its last move again."""
+    if match.candidate is not None and match.candidate[0] == view.turn:
+        return match.candidate[1]
     if view.last_move is not None:
         return view.last_move
     return game.legal_moves(game.initial_state(), match.role)[0]

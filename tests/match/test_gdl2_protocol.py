@@ -34,6 +34,7 @@ from ggpkit.games.sampling import DeadStates, sample_history
 from ggpkit.games.views import RoleView
 from ggpkit.gdl.kif import parse_term
 from ggpkit.gdl.terms import Const, Func
+from ggpkit.match import player_server
 from ggpkit.match.clock import Clocks
 from ggpkit.match.player_server import GameLoader, PlayerService, prover_loader
 from ggpkit.match.players import HttpPlayer, Player
@@ -308,6 +309,29 @@ def test_a_fallback_without_a_history_of_the_view_heeds_the_roles_own_moves() ->
         await service.handle_text("(PLAY gc.1 0 NIL NIL)")
         await service.handle_text("(PLAY gc.1 1 (clear 1) ((coin heads)))")
         return await service.handle_text("(PLAY gc.1 2 (clear 2) ((coin edge)))")
+
+    assert asyncio.run(run()) == "(clear 3)"
+
+
+def test_a_fallback_out_of_time_plays_a_move_of_its_last_history_walked_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where the fallback's walks find nothing in time (here: none ever finishes after
+    turn 1), its last resort is a move legal in the last history found, walked on by the
+    role's own moves (cells 1 and 2 cleared: only cell 3 is left), not the last move
+    again, which is illegal here."""
+    service = PlayerService(_Failing, name="p", loader=prover_loader)
+    real = player_server.sample_history
+
+    def out_of_time_after_turn_one(game: Any, view: RoleView, *args: Any, **kw: Any) -> Any:
+        return real(game, view, *args, **kw) if view.turn <= 1 else None
+
+    async def run() -> str:
+        assert await service.handle_text(_start(CLEAR_THREE, "p")) == "ready"
+        await service.handle_text("(PLAY gc.1 0 NIL NIL)")
+        await service.handle_text("(PLAY gc.1 1 (clear 1) ((coin heads)))")
+        monkeypatch.setattr(player_server, "sample_history", out_of_time_after_turn_one)
+        return await service.handle_text("(PLAY gc.1 2 (clear 2) ((coin tails)))")
 
     assert asyncio.run(run()) == "(clear 3)"
 
