@@ -450,13 +450,12 @@ def extend_hypothesis(
     deadline: float | None = None,
     use_percepts: bool = True,
     dead: DeadStates | None = None,
-    max_back: int | None = None,
 ) -> Hypothesis | None:
     """``start`` (a hypothesis of an earlier turn of the same view) walked on to
     ``view``'s turn; where it cannot be, backed up one step, then two, four, eight...,
-    then to the start (or at most ``max_back`` steps), each walk within ``budget``
-    expanded steps and, but the last, a :data:`LEVEL_SHARE` of the time left. None when
-    the ``deadline`` came first or no history exists.
+    then to the start, each walk within ``budget`` expanded steps and, but the last, a
+    :data:`LEVEL_SHARE` of the time left. None when the ``deadline`` came first or no
+    history exists.
 
     Why back up: a percept that kills a history usually speaks of the last few steps (a
     mark that failed: the opponent took that cell lately), so the nearest choices are
@@ -468,11 +467,10 @@ def extend_hypothesis(
     """
     dead = dead if dead is not None else DeadStates(use_percepts)
     steps = len(start.line) - 1
-    deepest = steps if max_back is None else min(steps, max_back)
     back = 0
     while True:
         begin = start.prefix(steps - back)
-        last = back >= deepest
+        last = back >= steps
         until = deadline if last or deadline is None else _share_of(deadline, LEVEL_SHARE)
         barren = None if last else BARREN_WALKS
         found = sample_hypothesis(game, view, rng, begin, budget, until, use_percepts, dead,
@@ -481,7 +479,7 @@ def extend_hypothesis(
             return found
         if last or (deadline is not None and time.perf_counter() > deadline):
             return None
-        back = min(deepest, max(1, 2 * back))
+        back = min(steps, max(1, 2 * back))
 
 
 LEVEL_SHARE = 0.3

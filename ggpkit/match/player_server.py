@@ -69,11 +69,12 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ggpkit.agents.base import Agent
 from ggpkit.agents.hidden import for_imperfect_information
+from ggpkit.agents.hidden.common import random_joint
 from ggpkit.errors import GgpkitError
 from ggpkit.games.api import Game, GameError
 from ggpkit.games.gdl.game import GdlGame
 from ggpkit.games.gdl.pending_propnet import PendingPropnet
-from ggpkit.games.information import History
+from ggpkit.games.information import History, can_play
 from ggpkit.games.sampling import DeadStates, sample_history
 from ggpkit.games.views import RoleView
 from ggpkit.gdl.terms import Term, facts_text
@@ -721,12 +722,10 @@ def _keep_candidate(
     no search, no clock). Its state keeps all that the history knew."""
     line = list(start)
     for step in range(len(line) - 1, view.turn):
-        state, move = line[-1], view.moves[step]
-        if game.is_terminal(state) or move not in game.legal_moves(state, match.role):
+        if not can_play(game, line[-1], view, step):
             return
-        joint = [move if r == match.role else rng.choice(game.legal_moves(state, r))
-                 for r in game.roles]  # fmt: skip
-        line.append(game._next(state, joint))
+        joint = random_joint(game, line[-1], match.role, view.moves[step], rng)
+        line.append(game._next(line[-1], joint))
     if not game.is_terminal(line[-1]):
         match.candidate = (view.turn, rng.choice(game.legal_moves(line[-1], match.role)))
 
