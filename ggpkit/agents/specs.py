@@ -92,8 +92,9 @@ def _hidden_kinds() -> dict[str, _Kind]:
     tree = bag | {"c": positive_float, "opponents": _flag_int}
     said = "time=S: seconds a move, playouts=N: playouts a move, bag=N: sampled histories kept"
     tree_said = (
-        f"{said} (default: 16), c=C: UCB constant (default: 0.7), opponents=1: opponents by"
-        " their own UCB, 0: random (default: 1)"
+        f"{said} (default: 16), c=C: UCB constant (default: 0.7), opponents=1: each opponent"
+        " learns to play by UCB in states of its own information set (in the searcher's where"
+        " none can be drawn), 0: random (default: 1)"
     )
     hidden = "ggpkit.agents.hidden"
     return {

@@ -69,13 +69,13 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ggpkit.agents.base import Agent
 from ggpkit.agents.hidden import for_imperfect_information
-from ggpkit.agents.hidden.common import random_joint
+from ggpkit.agents.hidden.common import candidate_moves
 from ggpkit.errors import GgpkitError
 from ggpkit.games.api import Game, GameError
 from ggpkit.games.gdl.game import GdlGame
 from ggpkit.games.gdl.pending_propnet import PendingPropnet
-from ggpkit.games.information import History, can_play
-from ggpkit.games.sampling import DeadStates, sample_history
+from ggpkit.games.information import History, Hypothesis
+from ggpkit.games.sampling import DeadStates, greedy_history, sample_history
 from ggpkit.games.views import RoleView
 from ggpkit.gdl.terms import Term, facts_text
 from ggpkit.match.agent_runner import AgentRunner, in_daemon_thread, within_time_limit
@@ -145,10 +145,14 @@ other's speed; an agent that fails early starts the fallback at once."""
 FALLBACK_BUDGET = 2_000
 """Expanded steps the fallback of a GDL-II move may spend sampling a history of the view."""
 BLIND_SHARE = 0.25
-"""Share of the fallback's time kept for a walk that heeds the role's own moves only,
-when no history of the whole view was found: its state may be wrong about what was
-just perceived but is right about what the role did (a cell it cleared is not cleared
-again), which the last move again is not."""
+"""Share of the fallback's time kept for walks that heed what they can, when no history
+of the whole view was found: their states may be wrong about what was just perceived
+but are right about what the role did (a cell it cleared is not cleared again), which
+the last move again is not."""
+NEAR_STATES = 4
+"""Greedy walks the fallback gathers where no history of the whole view was found: it
+plays a move legal in all of their states (where a role's options hang on what it
+cannot see, a diagonal capture in blind breakthrough, one state alone may be wrong)."""
 
 _HEAD = re.compile(r"\s*\(\s*([A-Za-z]+)(?:\s+([^\s()]+))?")
 
@@ -694,40 +698,62 @@ def _sampled_move(
 ) -> Term | None:
     """A move legal in a state ``view`` allows: the last state of a history sampled by
     extending the one of the last turn, before ``until`` (``time.perf_counter()``) less
-    :data:`BLIND_SHARE` of the time; else one legal in a state that heeds the role's own
-    moves only; None when neither walk found a state."""
+    :data:`BLIND_SHARE` of the time; else one legal in every state near the view
+    (:func:`_near_states`); None when no walk found a state."""
     own = match.game is game  # else the engine was switched: its states are of another kind
     dead, start = (match.dead, match.line) if own else (DeadStates(), None)
     if start is not None:
-        _keep_candidate(match, game, view, rng, start)
+        _keep_candidate(match, game, view, rng, start, until)
     now = time.perf_counter()
     heeding = until - BLIND_SHARE * max(until - now, 0)
     line = sample_history(game, view, rng, FALLBACK_BUDGET, start=start, dead=dead,
                           deadline=heeding)  # fmt: skip
     if line is not None and own:
         match.line = line
-    if line is None:  # not kept: its last steps need not give the view
+    states = [line[-1]] if line is not None else _near_states(game, view, rng, start, until)
+    moves = candidate_moves(game, dict.fromkeys(states, 1.0), match.role)
+    return rng.choice(moves) if moves else None
+
+
+def _near_states(
+    game: Game[Any], view: RoleView, rng: random.Random, start: History | None, until: float
+) -> list[Hashable]:
+    """States near ``view``'s where no history of it was found (not kept: their last
+    steps need not give the view): greedy walks (:func:`~ggpkit.games.sampling.greedy_history`,
+    which heed every percept they can), half of :data:`NEAR_STATES` from the last history
+    found and the rest from the initial state, whose states differ more in what the role
+    cannot see; where none can play the role's own moves on, one walk that heeds those
+    moves only."""
+    found: list[Hashable] = []
+    bases = [(game.initial_state(),)] if start is None else [start, (game.initial_state(),)]
+    for index, base in enumerate(bases):
+        share = NEAR_STATES * (index + 1) // len(bases)
+        while len(found) < share and time.perf_counter() < until:
+            walked = greedy_history(game, view, rng, Hypothesis(base), until)
+            if walked is None:
+                break
+            found.append(walked.state)
+    if not found:  # an early guess made an own move illegal: a walk that backs up
         line = sample_history(game, view, rng, FALLBACK_BUDGET, start=start,
                               use_percepts=False, deadline=until)  # fmt: skip
-    if line is None or game.is_terminal(line[-1]):
-        return None
-    return rng.choice(game.legal_moves(line[-1], match.role))
+        found = [] if line is None else [line[-1]]
+    return found
 
 
 def _keep_candidate(
-    match: _Match, game: Game[Any], view: RoleView, rng: random.Random, start: History
+    match: _Match,
+    game: Game[Any],
+    view: RoleView,
+    rng: random.Random,
+    start: History,
+    until: float,
 ) -> None:
-    """A move for :attr:`_Match.candidate`: legal in the last history found walked on by
-    the role's own moves, the first joint move that allows each (a step or two a turn:
-    no search, no clock). Its state keeps all that the history knew."""
-    line = list(start)
-    for step in range(len(line) - 1, view.turn):
-        if not can_play(game, line[-1], view, step):
-            return
-        joint = random_joint(game, line[-1], match.role, view.moves[step], rng)
-        line.append(game._next(line[-1], joint))
-    if not game.is_terminal(line[-1]):
-        match.candidate = (view.turn, rng.choice(game.legal_moves(line[-1], match.role)))
+    """A move for :attr:`_Match.candidate`: legal in the last history found walked on
+    greedily (:func:`~ggpkit.games.sampling.greedy_history`: a step or two a turn, no
+    backing up). Its state keeps all that the history knew."""
+    found = greedy_history(game, view, rng, Hypothesis(start), until)
+    if found is not None and not game.is_terminal(found.state):
+        match.candidate = (view.turn, rng.choice(game.legal_moves(found.state, match.role)))
 
 
 def _blind_move(match: _Match, game: Game[Any], view: RoleView) -> Term:

@@ -7,6 +7,7 @@ Arenas here are seeded and limited by playouts, not time, so their results are f
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
@@ -18,10 +19,11 @@ from ggpkit.agents.hidden import for_imperfect_information
 from ggpkit.agents.hidden.bag import HistoryBag
 from ggpkit.agents.hidden.common import playout_rewards
 from ggpkit.agents.hidden.exact import InfosetExpectimax, InfosetSolverAgent
+from ggpkit.agents.hidden.eyes import opponent_states, opponent_view
 from ggpkit.agents.hidden.ismcts import ISMCTSAgent
 from ggpkit.agents.specs import make_agent
 from ggpkit.games.gdl.game import GdlGame, load_kif_text
-from ggpkit.games.information import views_agree, weighted_states
+from ggpkit.games.information import histories, views_agree, weighted_states
 from ggpkit.games.views import RoleView
 from ggpkit.gdl.kif import parse_term
 from ggpkit.match.arena import play_match, run_arena
@@ -210,3 +212,73 @@ def test_a_bag_that_settled_for_own_moves_starts_again_from_a_true_history(
     assert bag.relaxed and bag.hypotheses  # a state to move from, heeding own moves only
     assert not any(views_agree(monty, h.line, wrong) for h in bag.hypotheses)
     assert bag.anchors and all(views_agree(monty, h.line, picked) for h in bag.anchors)
+
+
+HIDE_AND_SEEK = """\
+; Nature hides a coin in one of three boxes and the hider sees where; the hider then
+; folds (30 to it, 70 to the seeker) or stays, and the seeker, who saw nothing, opens a
+; box: found, the seeker has 100; missed, the hider has. Staying is worth 67 to the
+; hider against a seeker that guesses, 0 against one that knows.
+(role random) (role hider) (role seeker)
+(box 1) (box 2) (box 3)
+(init (phase 0))
+(<= (legal random (hide ?b)) (true (phase 0)) (box ?b))
+(<= (legal random noop) (not (true (phase 0))))
+(<= (legal hider stay) (true (phase 1)))
+(<= (legal hider fold) (true (phase 1)))
+(<= (legal hider noop) (not (true (phase 1))))
+(<= (legal seeker (open ?b)) (true (phase 2)) (box ?b))
+(<= (legal seeker noop) (not (true (phase 2))))
+(<= (sees hider (hidden ?b)) (does random (hide ?b)))
+(<= (next (at ?b)) (does random (hide ?b)))
+(<= (next (at ?b)) (true (at ?b)))
+(<= (next (phase 1)) (true (phase 0)))
+(<= (next (phase 2)) (does hider stay))
+(<= (next folded) (does hider fold))
+(<= (next (phase 3)) (true (phase 2)))
+(<= (next found) (does seeker (open ?b)) (true (at ?b)))
+(<= terminal (true folded))
+(<= terminal (true (phase 3)))
+(<= (goal hider 30) (true folded))
+(<= (goal seeker 70) (true folded))
+(<= (goal hider 0) (true found))
+(<= (goal seeker 100) (true found))
+(<= (goal hider 100) (true (phase 3)) (not (true found)))
+(<= (goal seeker 0) (true (phase 3)) (not (true found)))
+(<= (goal hider 50) (not terminal))
+(<= (goal seeker 50) (not terminal))
+(goal random 0)
+"""
+
+
+@pytest.fixture(scope="module")
+def hide_and_seek() -> GdlGame:
+    return load_kif_text(HIDE_AND_SEEK, "hide-and-seek", reasoner="propnet")
+
+
+def _hidden_in(box: int) -> RoleView:
+    return RoleView("hider").then(parse_term("noop"), frozenset({parse_term(f"(hidden {box})")}))
+
+
+def test_an_opponent_is_modelled_from_what_it_can_see(hide_and_seek: GdlGame) -> None:
+    """The seeker of the hider's search guesses (it saw nothing), so the hider stays.
+    A seeker that learns in the hider's own states finds the coin, and the hider folds."""
+    for box in (1, 2, 3):
+        agent = ISMCTSAgent(Limit(playouts=1500), seed=box)
+        agent.start(hide_and_seek, "hider")
+        assert str(agent.select(hide_and_seek, _hidden_in(box), "hider", Limit())) == "stay"
+
+
+def test_the_opponents_states_are_drawn_from_its_own_information_set(
+    hide_and_seek: GdlGame,
+) -> None:
+    """The hider knows the box; the seeker's states have the coin in every box."""
+    view = _hidden_in(2)
+    lines = histories(hide_and_seek, view)
+    assert len(lines) == 1
+    drawn = opponent_states(hide_and_seek, lines, view, "seeker", random.Random(4), math.inf)
+    boxes = {fact for state in drawn for fact in map(str, hide_and_seek.facts(state))
+             if fact.startswith("(at ")}  # fmt: skip
+    assert boxes == {"(at 1)", "(at 2)", "(at 3)"}
+    seeker = opponent_view(hide_and_seek, lines[0], view, "seeker", math.inf)
+    assert seeker == RoleView("seeker").then(parse_term("noop"), frozenset())

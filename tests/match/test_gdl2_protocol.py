@@ -450,12 +450,15 @@ def _rules_sent(path: Path) -> str:
 
 
 NOT_YET_OVER_HTTP = {"BlindBreakthrough.kif", "SmallDominion2.kif"}
-"""Left out of this test: late in a match of blind breakthrough (each side's moves hidden,
-a move that fails leaves the turn with its player, captures seen) and, on a busy machine,
-of small Dominion (hands drawn by nature), the random players' samplers do not always
-find a history of their view within a 2 s clock, and the move then played (from a state
-that heeds the role's own moves but not every percept, or the last move again) may be
-refused for a reason the view told. Issue 45 stays open for them."""
+"""Left out of this test. The referee and both player servers run in this one
+interpreter (one lock for all their threads), and each player's agent and its fallback
+sample histories at once: late in small Dominion (hands drawn by nature from a deck of
+twenty cards: thousands of deals a step, on the join code) a history of the view may
+take longer than the clock leaves (at a 5 s clock, 11 of 12 matches passed), and the
+move played without one may be refused; late in blind breakthrough a random player may
+try a capture its sampled state allows (a pawn seen there turns ago), and the check that
+the refusal was unknowable (a state of the view where the capture is legal) may not
+find one by sampling in its minute. Issue 45 stays open for them."""
 
 
 def _over_http() -> list[str]:

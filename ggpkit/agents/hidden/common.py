@@ -107,6 +107,8 @@ class BagSearcher(Agent):
         self.bag = HistoryBag(bag, self.rng, use_percepts)
         self.last_playouts = 0
         """Playouts (or iterations) of the last search, for tests and notes."""
+        self.view: RoleView | None = None
+        """The view of the move being chosen (None where a true state was handed)."""
 
     def start(self, game: Game[Any], role: str) -> None:
         """A new match: an empty bag."""
@@ -125,6 +127,7 @@ class BagSearcher(Agent):
             limit = limit.stricter(DEFAULT_LIMIT)
         seconds = math.inf if limit.time is None else max(0.0, limit.time - MARGIN)
         deadline = started + seconds
+        self.view = state if isinstance(state, RoleView) else None
         if isinstance(state, RoleView):
             bag_deadline = started + BAG_SHARE * seconds if seconds < math.inf else started + 5.0
             patience = started + PATIENT_SHARE * seconds if seconds < math.inf else None

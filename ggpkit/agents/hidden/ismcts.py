@@ -7,11 +7,18 @@ weight and plays down the tree in it. A node is what the role knows: it is keyed
 the role's own move and the percepts that followed, from the node above, so two states
 the role cannot tell apart share a node. At a node the role picks among its moves legal
 in the determinisation by UCB, counting a move's *availability* (how often it was legal
-when the node was visited) in place of the parent's visits, as the paper does. The other
-roles play uniformly at random (nature always), or, with ``opponents=1``, each by UCB
-on its own statistics kept at the same node (decoupled, as simultaneous-move UCT does):
-an opponent then plays well on average over what the searcher cannot see. A new node
-ends the descent; a random playout scores it, and every role's goal is backed up.
+when the node was visited) in place of the parent's visits, as the paper does. A new
+node ends the descent; a random playout scores it, and every role's goal is backed up.
+
+Nature plays uniformly at random. With ``opponents=0`` so does every opponent. With
+``opponents=1`` (the default) an opponent learns to play from what *it* can know: where
+its view of the searcher's histories can be rebuilt and states of its own information
+set drawn (:mod:`~ggpkit.agents.hidden.eyes`, within :data:`EYE_SHARE` of the time),
+every other iteration is its own, from one of those states, in a tree of its own
+information sets (multiple-observer ISMCTS's trees); in the searcher's iterations it
+plays the move it learned best there. An opponent whose states could not be drawn
+chooses by UCB on statistics kept at the searcher's node (decoupled, as
+simultaneous-move UCT does), and so knows what the searcher knows.
 """
 
 from __future__ import annotations
@@ -24,11 +31,14 @@ from typing import Any
 
 from ggpkit.agents.base import Limit, Thoughts
 from ggpkit.agents.hidden.common import BagSearcher, playout_rewards
+from ggpkit.agents.hidden.eyes import opponent_states
 from ggpkit.games.api import Game
 from ggpkit.gdl.terms import Term
 
 DEFAULT_C = 0.7
 """The UCB constant for rewards in 0..1."""
+EYE_SHARE = 0.2
+"""Most of a search's time spent drawing states from the opponents' information sets."""
 
 Stats = dict[Term, list[float]]
 """A role's statistics at a node: move -> [visits, total reward, availability]."""
@@ -66,6 +76,15 @@ def ucb_choice(stats: Stats, legal: list[Term], c: float, rng: random.Random) ->
     return best
 
 
+def learned_choice(stats: Stats, legal: list[Term], rng: random.Random) -> Term:
+    """The move of ``legal`` tried most at a node of another role's tree (without
+    counting it as tried again), or one at random where none was."""
+    tried = [m for m in legal if m in stats and stats[m][0] > 0]
+    if not tried:
+        return rng.choice(legal)
+    return max(tried, key=lambda m: (stats[m][0], stats[m][1]))
+
+
 class ISMCTSAgent(BagSearcher):
     """SO-ISMCTS over a bag of ``bag`` histories; ``c`` the UCB constant; ``opponents``
     1 for opponents choosing by their own UCB statistics, 0 for random ones."""
@@ -85,6 +104,15 @@ class ISMCTSAgent(BagSearcher):
         self.c = c
         self.opponents = bool(opponents)
         self.root: _Node | None = None
+        self.eyeless: set[int] = set()
+        """Opponents (role indexes) whose states could not be drawn at a move of this
+        match: not tried again in it (on Battleships, rebuilding nature's setup from a
+        history alone takes the time)."""
+
+    def start(self, game: Game[Any], role: str) -> None:
+        """A new match: an empty bag, every opponent's states worth trying."""
+        super().start(game, role)
+        self.eyeless = set()
 
     def stop(self) -> None:
         """Drop the tree and the bag."""
@@ -118,42 +146,66 @@ class ISMCTSAgent(BagSearcher):
         states = list(belief)
         cumulative = list(_running_sum(belief.values()))
         root = self.root = _Node(len(game.roles))
+        eyes = self._eyes(game, me, deadline)
+        trees = {me: root, **{i: _Node(len(game.roles)) for i in eyes}}
+        opponents = list(eyes)
         allowed = set(moves)
         iterations = 0
         while iterations < budget and (iterations == 0 or time.perf_counter() < deadline):
-            state = self.rng.choices(states, cum_weights=cumulative)[0]
-            self._iterate(game, state, me, root, allowed)
+            learner = opponents[iterations // 2 % len(opponents)] if iterations % 2 else me
+            if learner == me:
+                state = self.rng.choices(states, cum_weights=cumulative)[0]
+            else:
+                state = self.rng.choice(eyes[learner])
+            self._iterate(game, state, learner, trees, allowed if learner == me else None)
             iterations += 1
         self.last_playouts = iterations
         stats = root.stats[me]
         return max(moves, key=lambda m: (stats[m][0], stats[m][1]) if m in stats else (-1, 0))
 
-    def _iterate(
-        self, game: Game[Any], state: Hashable, me: int, root: _Node, allowed: set[Term]
-    ) -> None:
-        """One determinised pass: descend, add a node, play out, back up."""
+    def _eyes(self, game: Game[Any], me: int, deadline: float) -> dict[int, list[Hashable]]:
+        """States of each opponent's information sets (see the module doc), by role
+        index; opponents left out where none were drawn in time."""
+        view = self.view
+        if not self.opponents or view is None:
+            return {}
+        lines = self.bag.histories()
+        until = time.perf_counter() + EYE_SHARE * max(deadline - time.perf_counter(), 0)
         chance = game.info.chance_role
+        eyes: dict[int, list[Hashable]] = {}
+        for index, other in enumerate(game.roles):
+            if index != me and other != chance and index not in self.eyeless:
+                drawn = opponent_states(game, lines, view, other, self.rng, until)
+                if drawn:
+                    eyes[index] = drawn
+                else:
+                    self.eyeless.add(index)
+        return eyes
+
+    def _iterate(
+        self,
+        game: Game[Any],
+        state: Hashable,
+        learner: int,
+        trees: dict[int, _Node],
+        allowed: set[Term] | None,
+    ) -> None:
+        """One determinised pass for ``learner``, whose tree grows and learns: descend,
+        add a node, play out, back up. Roles with trees of their own follow them."""
         path: list[tuple[_Node, list[Term]]] = []
-        node = root
+        nodes: dict[int, _Node | None] = dict(trees)
         while not game.is_terminal(state):
             legal = game.all_legal_moves(state)
-            if node is root:
-                legal[me] = [m for m in legal[me] if m in allowed] or legal[me]
-            joint = [
-                ucb_choice(node.stats[i], ms, self.c, self.rng)
-                if i == me or (self.opponents and game.roles[i] != chance)
-                else self.rng.choice(ms)
-                for i, ms in enumerate(legal)
-            ]
-            seen = game._percepts(state, joint)[game.roles[me]]
+            node = nodes[learner]
+            assert node is not None
+            if allowed is not None and node is trees[learner]:
+                legal[learner] = [m for m in legal[learner] if m in allowed] or legal[learner]
+            joint = [self._choose(game, i, ms, learner, nodes) for i, ms in enumerate(legal)]
+            seen = game._percepts(state, joint)
             state = game._next(state, joint)
             path.append((node, joint))
-            key = (joint[me], seen)
-            child = node.children.get(key)
-            if child is None:
-                node.children[key] = _Node(len(game.roles))
+            if self._descend(game, nodes, learner, joint, seen):
                 break
-            node = child
         rewards = playout_rewards(game, state, self.rng)
         for visited, joint in path:
             for i, move in enumerate(joint):
@@ -161,6 +213,42 @@ class ISMCTSAgent(BagSearcher):
                 if entry is not None:
                     entry[0] += 1
                     entry[1] += rewards[i]
+
+    def _choose(
+        self, game: Game[Any], i: int, legal: list[Term], learner: int,
+        nodes: dict[int, _Node | None],
+    ) -> Term:  # fmt: skip
+        """Role ``i``'s move: the learner's by UCB at its node; a role with a tree of its
+        own by what it learned there (at random off it); nature at random; another
+        opponent by UCB at the learner's node (or at random, ``opponents=0``)."""
+        if i == learner or (i not in nodes and self.opponents
+                            and game.roles[i] != game.info.chance_role):  # fmt: skip
+            at = nodes[learner]
+            assert at is not None
+            return ucb_choice(at.stats[i], legal, self.c, self.rng)
+        own = nodes.get(i)
+        if own is None:
+            return self.rng.choice(legal)
+        return learned_choice(own.stats[i], legal, self.rng)
+
+    @staticmethod
+    def _descend(
+        game: Game[Any], nodes: dict[int, _Node | None], learner: int, joint: list[Term],
+        seen: dict[str, frozenset[Term]],
+    ) -> bool:  # fmt: skip
+        """Every tree's node moved to the child of the step's own move and percepts;
+        the learner's child added where missing (True: the descent ends there)."""
+        added = False
+        for i, node in nodes.items():
+            if node is None:
+                continue
+            key = (joint[i], seen[game.roles[i]])
+            child = node.children.get(key)
+            if child is None and i == learner:
+                child = node.children[key] = _Node(len(game.roles))
+                added = True
+            nodes[i] = child
+        return added
 
 
 def _running_sum(values: Any) -> list[float]:
