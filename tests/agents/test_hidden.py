@@ -282,3 +282,12 @@ def test_the_opponents_states_are_drawn_from_its_own_information_set(
     assert boxes == {"(at 1)", "(at 2)", "(at 3)"}
     seeker = opponent_view(hide_and_seek, lines[0], view, "seeker", math.inf)
     assert seeker == RoleView("seeker").then(parse_term("noop"), frozenset())
+
+
+def test_ismcts_searches_where_no_opponent_is_modelled(monty: GdlGame) -> None:
+    """One seat against nature: no opponent's states to draw, every iteration the
+    searcher's own (and it switches)."""
+    agent = ISMCTSAgent(Limit(playouts=400), seed=2)
+    agent.start(monty, ROLE)
+    assert str(agent.select(monty, _opened("d1", "d2"), ROLE, Limit())) == "switch"
+    assert agent.last_playouts == 400

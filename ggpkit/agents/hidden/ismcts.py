@@ -152,7 +152,7 @@ class ISMCTSAgent(BagSearcher):
         allowed = set(moves)
         iterations = 0
         while iterations < budget and (iterations == 0 or time.perf_counter() < deadline):
-            learner = opponents[iterations // 2 % len(opponents)] if iterations % 2 else me
+            learner = opponents[iterations // 2 % len(opponents)] if eyes and iterations % 2 else me
             if learner == me:
                 state = self.rng.choices(states, cum_weights=cumulative)[0]
             else:
