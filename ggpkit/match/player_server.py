@@ -697,11 +697,11 @@ def _sampled_move(
     match: _Match, game: Game[Any], view: RoleView, rng: random.Random, until: float
 ) -> Term | None:
     """A move legal in a state ``view`` allows: the last state of a history sampled by
-    extending the one of the last turn, before ``until`` (``time.perf_counter()``) less
-    :data:`BLIND_SHARE` of the time; else one legal in every state near the view
-    (:func:`_near_states`); None when no walk found a state."""
+    extending the latest known (:func:`_latest_line`), before ``until``
+    (``time.perf_counter()``) less :data:`BLIND_SHARE` of the time; else one legal in
+    every state near the view (:func:`_near_states`); None when no walk found a state."""
     own = match.game is game  # else the engine was switched: its states are of another kind
-    dead, start = (match.dead, match.line) if own else (DeadStates(), None)
+    dead, start = (match.dead, _latest_line(match)) if own else (DeadStates(), None)
     if start is not None:
         _keep_candidate(match, game, view, rng, start, until)
     now = time.perf_counter()
@@ -713,6 +713,14 @@ def _sampled_move(
     states = [line[-1]] if line is not None else _near_states(game, view, rng, start, until)
     moves = candidate_moves(game, dict.fromkeys(states, 1.0), match.role)
     return rng.choice(moves) if moves else None
+
+
+def _latest_line(match: _Match) -> History | None:
+    """The longer of the fallback's last history and the agent's (where it keeps one):
+    the agent's is of the last turn it found one, while the fallback's is only of turns
+    the agent failed, maybe long ago, maybe never."""
+    lines = [line for line in (match.line, match.runner.agent.known_history()) if line]
+    return max(lines, key=len) if lines else None
 
 
 def _near_states(

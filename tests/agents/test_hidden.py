@@ -291,3 +291,21 @@ def test_ismcts_searches_where_no_opponent_is_modelled(monty: GdlGame) -> None:
     agent.start(monty, ROLE)
     assert str(agent.select(monty, _opened("d1", "d2"), ROLE, Limit())) == "switch"
     assert agent.last_playouts == 400
+
+
+@pytest.mark.parametrize("exact", [True, False])
+def test_the_bag_offers_a_history_of_the_view_it_last_followed(
+    monty: GdlGame, monkeypatch: pytest.MonkeyPatch, exact: bool
+) -> None:
+    """What the GGP player's fallback walks on from where the agent fails: a history
+    that gives the whole view (exactly, or sampled once the set is too big to list)."""
+    if not exact:
+        monkeypatch.setattr(bag_module, "EXACT_STATES", 0)
+    agent = ISMCTSAgent(Limit(playouts=50), seed=1)
+    agent.start(monty, ROLE)
+    assert agent.known_history() is None
+    view = _opened("d3", "d1")
+    agent.select(monty, view, ROLE, Limit())
+    line = agent.known_history()
+    assert line is not None and len(line) == view.turn + 1
+    assert views_agree(monty, line, view)
