@@ -75,6 +75,7 @@ from ggpkit.games.api import Game, GameError
 from ggpkit.games.gdl.game import GdlGame
 from ggpkit.games.gdl.pending_propnet import PendingPropnet
 from ggpkit.games.information import History, Hypothesis
+from ggpkit.games.repair import repair_line
 from ggpkit.games.sampling import DeadStates, greedy_history, sample_history
 from ggpkit.games.views import RoleView
 from ggpkit.gdl.terms import Term, facts_text
@@ -144,6 +145,12 @@ a state of its own: both sample the view, and in one process they would halve ea
 other's speed; an agent that fails early starts the fallback at once."""
 FALLBACK_BUDGET = 2_000
 """Expanded steps the fallback of a GDL-II move may spend sampling a history of the view."""
+SAMPLE_SHARE = 0.5
+"""Share of the fallback's time for walks of the sampler from the latest history; the
+local search that mends one line (:func:`_mended_line`) has the time up to
+:data:`BLIND_SHARE` of the end."""
+REPAIR_BUDGET = 20_000
+"""Replayed steps the fallback's local search may take."""
 BLIND_SHARE = 0.25
 """Share of the fallback's time kept for walks that heed what they can, when no history
 of the whole view was found: their states may be wrong about what was just perceived
@@ -697,22 +704,40 @@ def _sampled_move(
     match: _Match, game: Game[Any], view: RoleView, rng: random.Random, until: float
 ) -> Term | None:
     """A move legal in a state ``view`` allows: the last state of a history sampled by
-    extending the latest known (:func:`_latest_line`), before ``until``
-    (``time.perf_counter()``) less :data:`BLIND_SHARE` of the time; else one legal in
-    every state near the view (:func:`_near_states`); None when no walk found a state."""
+    extending the latest known (:func:`_latest_line`) within :data:`SAMPLE_SHARE` of the
+    time to ``until`` (``time.perf_counter()``), else mended by local search
+    (:func:`_mended_line`); else one legal in every state near the view
+    (:func:`_near_states`); None when no walk found a state."""
     own = match.game is game  # else the engine was switched: its states are of another kind
     dead, start = (match.dead, _latest_line(match)) if own else (DeadStates(), None)
     if start is not None:
         _keep_candidate(match, game, view, rng, start, until)
     now = time.perf_counter()
-    heeding = until - BLIND_SHARE * max(until - now, 0)
+    heeding = now + SAMPLE_SHARE * max(until - now, 0)
     line = sample_history(game, view, rng, FALLBACK_BUDGET, start=start, dead=dead,
                           deadline=heeding)  # fmt: skip
+    if line is None:
+        line = _mended_line(game, view, rng, until)
     if line is not None and own:
         match.line = line
     states = [line[-1]] if line is not None else _near_states(game, view, rng, start, until)
     moves = candidate_moves(game, dict.fromkeys(states, 1.0), match.role)
     return rng.choice(moves) if moves else None
+
+
+def _mended_line(
+    game: Game[Any], view: RoleView, rng: random.Random, until: float
+) -> History | None:
+    """A history of the whole view found by local search (:mod:`~ggpkit.games.repair`)
+    before ``until`` less :data:`BLIND_SHARE` of the time left: where the view's late
+    percepts speak of many early hidden choices at once (minesweeper's counts), it mends
+    a layout that walks of the sampler rarely guess, and a move played from a state that
+    does not heed them may fall on a mine."""
+    now = time.perf_counter()
+    mend_until = until - BLIND_SHARE * max(until - now, 0)
+    if mend_until <= now:
+        return None
+    return repair_line(game, view, rng, (game.initial_state(),), REPAIR_BUDGET, mend_until)
 
 
 def _latest_line(match: _Match) -> History | None:

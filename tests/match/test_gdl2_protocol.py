@@ -30,6 +30,7 @@ from ggpkit.agents.random_agent import RandomAgent
 from ggpkit.agents.specs import make_agent
 from ggpkit.games.api import Game
 from ggpkit.games.gdl.game import extended_game, load_kif_file, load_kif_text
+from ggpkit.games.repair import repair_line
 from ggpkit.games.sampling import DeadStates, sample_history
 from ggpkit.games.views import RoleView
 from ggpkit.gdl.kif import parse_term
@@ -368,17 +369,26 @@ def _play_over_http(
 def _unknowable(game: Game[Any], record: MatchRecord, step: int, index: int) -> bool:
     """Whether the move a role was refused at ``step`` is legal in some state its view
     allowed then: in some GDL-II games legality depends on what the role cannot see (a
-    column filled by a move it was not shown, a capture of a pawn that may have come),
-    and no player can avoid such a move. Found by sampling: a few hundred histories (a
-    pawn on the captured cell may be in one history of thirty)."""
+    column filled by a move it was not shown, a capture of a pawn that may have come, a
+    cell that may hide a mine), and no player can avoid such a move. Found by sampling
+    for up to a minute: walks of the sampler (a pawn on the captured cell may be in one
+    history of thirty), and the local search that mends a line until it gives the view
+    (minesweeper's late counts, which walks rarely meet, speak of many mines at once)."""
     move = record.errors[step][index].removeprefix("IL ")
     role = game.roles[index]
     moves = tuple(parse_term(m[index]) for m in record.moves[:step])
     seen = tuple(frozenset(map(parse_term, p[index])) for p in record.percepts[:step])
     view, rng, dead = RoleView(role, moves, seen), random.Random(step), DeadStates()
     give_up = time.perf_counter() + 60
-    for _ in range(400):  # states the view allows, until one where the move is legal
-        line = sample_history(game, view, rng, 3_000, dead=dead, deadline=give_up)
+    start = (game.initial_state(),)
+    for attempt in range(400):  # states the view allows, until one where the move is legal
+        if time.perf_counter() > give_up:
+            break
+        line = (
+            sample_history(game, view, rng, 3_000, dead=dead, deadline=give_up)
+            if attempt % 2 == 0
+            else repair_line(game, view, rng, start, 20_000, deadline=give_up)
+        )
         if line is not None and move in {str(m) for m in game.legal_moves(line[-1], role)}:
             return True
     return False
