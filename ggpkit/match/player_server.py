@@ -69,14 +69,13 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ggpkit.agents.base import Agent
 from ggpkit.agents.hidden import for_imperfect_information
-from ggpkit.agents.hidden.common import candidate_moves
+from ggpkit.agents.hidden.common import random_joint
 from ggpkit.errors import GgpkitError
 from ggpkit.games.api import Game, GameError
 from ggpkit.games.gdl.game import GdlGame
 from ggpkit.games.gdl.pending_propnet import PendingPropnet
-from ggpkit.games.information import History, Hypothesis
-from ggpkit.games.repair import repair_line
-from ggpkit.games.sampling import DeadStates, greedy_history, sample_history
+from ggpkit.games.information import History, can_play
+from ggpkit.games.sampling import DeadStates, sample_history
 from ggpkit.games.views import RoleView
 from ggpkit.gdl.terms import Term, facts_text
 from ggpkit.match.agent_runner import AgentRunner, in_daemon_thread, within_time_limit
@@ -145,21 +144,11 @@ a state of its own: both sample the view, and in one process they would halve ea
 other's speed; an agent that fails early starts the fallback at once."""
 FALLBACK_BUDGET = 2_000
 """Expanded steps the fallback of a GDL-II move may spend sampling a history of the view."""
-SAMPLE_SHARE = 0.5
-"""Share of the fallback's time for walks of the sampler from the latest history; the
-local search that mends one line (:func:`_mended_line`) has the time up to
-:data:`BLIND_SHARE` of the end."""
-REPAIR_BUDGET = 20_000
-"""Replayed steps the fallback's local search may take."""
 BLIND_SHARE = 0.25
-"""Share of the fallback's time kept for walks that heed what they can, when no history
-of the whole view was found: their states may be wrong about what was just perceived
-but are right about what the role did (a cell it cleared is not cleared again), which
-the last move again is not."""
-NEAR_STATES = 4
-"""Greedy walks the fallback gathers where no history of the whole view was found: it
-plays a move legal in all of their states (where a role's options hang on what it
-cannot see, a diagonal capture in blind breakthrough, one state alone may be wrong)."""
+"""Share of the fallback's time kept for a walk that heeds the role's own moves only,
+when no history of the whole view was found: its state may be wrong about what was
+just perceived but is right about what the role did (a cell it cleared is not cleared
+again), which the last move again is not."""
 
 _HEAD = re.compile(r"\s*\(\s*([A-Za-z]+)(?:\s+([^\s()]+))?")
 
@@ -704,89 +693,41 @@ def _sampled_move(
     match: _Match, game: Game[Any], view: RoleView, rng: random.Random, until: float
 ) -> Term | None:
     """A move legal in a state ``view`` allows: the last state of a history sampled by
-    extending the latest known (:func:`_latest_line`) within :data:`SAMPLE_SHARE` of the
-    time to ``until`` (``time.perf_counter()``), else mended by local search
-    (:func:`_mended_line`); else one legal in every state near the view
-    (:func:`_near_states`); None when no walk found a state."""
+    extending the one of the last turn, before ``until`` (``time.perf_counter()``) less
+    :data:`BLIND_SHARE` of the time; else one legal in a state that heeds the role's own
+    moves only; None when neither walk found a state."""
     own = match.game is game  # else the engine was switched: its states are of another kind
-    dead, start = (match.dead, _latest_line(match)) if own else (DeadStates(), None)
+    dead, start = (match.dead, match.line) if own else (DeadStates(), None)
     if start is not None:
-        _keep_candidate(match, game, view, rng, start, until)
+        _keep_candidate(match, game, view, rng, start)
     now = time.perf_counter()
-    heeding = now + SAMPLE_SHARE * max(until - now, 0)
+    heeding = until - BLIND_SHARE * max(until - now, 0)
     line = sample_history(game, view, rng, FALLBACK_BUDGET, start=start, dead=dead,
                           deadline=heeding)  # fmt: skip
-    if line is None:
-        line = _mended_line(game, view, rng, until)
     if line is not None and own:
         match.line = line
-    states = [line[-1]] if line is not None else _near_states(game, view, rng, start, until)
-    moves = candidate_moves(game, dict.fromkeys(states, 1.0), match.role)
-    return rng.choice(moves) if moves else None
-
-
-def _mended_line(
-    game: Game[Any], view: RoleView, rng: random.Random, until: float
-) -> History | None:
-    """A history of the whole view found by local search (:mod:`~ggpkit.games.repair`)
-    before ``until`` less :data:`BLIND_SHARE` of the time left: where the view's late
-    percepts speak of many early hidden choices at once (minesweeper's counts), it mends
-    a layout that walks of the sampler rarely guess, and a move played from a state that
-    does not heed them may fall on a mine."""
-    now = time.perf_counter()
-    mend_until = until - BLIND_SHARE * max(until - now, 0)
-    if mend_until <= now:
-        return None
-    return repair_line(game, view, rng, (game.initial_state(),), REPAIR_BUDGET, mend_until)
-
-
-def _latest_line(match: _Match) -> History | None:
-    """The longer of the fallback's last history and the agent's (where it keeps one):
-    the agent's is of the last turn it found one, while the fallback's is only of turns
-    the agent failed, maybe long ago, maybe never."""
-    lines = [line for line in (match.line, match.runner.agent.known_history()) if line]
-    return max(lines, key=len) if lines else None
-
-
-def _near_states(
-    game: Game[Any], view: RoleView, rng: random.Random, start: History | None, until: float
-) -> list[Hashable]:
-    """States near ``view``'s where no history of it was found (not kept: their last
-    steps need not give the view): greedy walks (:func:`~ggpkit.games.sampling.greedy_history`,
-    which heed every percept they can), half of :data:`NEAR_STATES` from the last history
-    found and the rest from the initial state, whose states differ more in what the role
-    cannot see; where none can play the role's own moves on, one walk that heeds those
-    moves only."""
-    found: list[Hashable] = []
-    bases = [(game.initial_state(),)] if start is None else [start, (game.initial_state(),)]
-    for index, base in enumerate(bases):
-        share = NEAR_STATES * (index + 1) // len(bases)
-        while len(found) < share and time.perf_counter() < until:
-            walked = greedy_history(game, view, rng, Hypothesis(base), until)
-            if walked is None:
-                break
-            found.append(walked.state)
-    if not found:  # an early guess made an own move illegal: a walk that backs up
+    if line is None:  # not kept: its last steps need not give the view
         line = sample_history(game, view, rng, FALLBACK_BUDGET, start=start,
                               use_percepts=False, deadline=until)  # fmt: skip
-        found = [] if line is None else [line[-1]]
-    return found
+    if line is None or game.is_terminal(line[-1]):
+        return None
+    return rng.choice(game.legal_moves(line[-1], match.role))
 
 
 def _keep_candidate(
-    match: _Match,
-    game: Game[Any],
-    view: RoleView,
-    rng: random.Random,
-    start: History,
-    until: float,
+    match: _Match, game: Game[Any], view: RoleView, rng: random.Random, start: History
 ) -> None:
-    """A move for :attr:`_Match.candidate`: legal in the last history found walked on
-    greedily (:func:`~ggpkit.games.sampling.greedy_history`: a step or two a turn, no
-    backing up). Its state keeps all that the history knew."""
-    found = greedy_history(game, view, rng, Hypothesis(start), until)
-    if found is not None and not game.is_terminal(found.state):
-        match.candidate = (view.turn, rng.choice(game.legal_moves(found.state, match.role)))
+    """A move for :attr:`_Match.candidate`: legal in the last history found walked on by
+    the role's own moves, the first joint move that allows each (a step or two a turn:
+    no search, no clock). Its state keeps all that the history knew."""
+    line = list(start)
+    for step in range(len(line) - 1, view.turn):
+        if not can_play(game, line[-1], view, step):
+            return
+        joint = random_joint(game, line[-1], match.role, view.moves[step], rng)
+        line.append(game._next(line[-1], joint))
+    if not game.is_terminal(line[-1]):
+        match.candidate = (view.turn, rng.choice(game.legal_moves(line[-1], match.role)))
 
 
 def _blind_move(match: _Match, game: Game[Any], view: RoleView) -> Term:

@@ -23,12 +23,7 @@ from typing import Any
 
 from ggpkit.games.api import Game
 from ggpkit.games.information import History, Hypothesis, InformationSetError, advance_belief
-from ggpkit.games.sampling import (
-    DeadStates,
-    extend_hypothesis,
-    greedy_history,
-    sample_hypothesis,
-)
+from ggpkit.games.sampling import DeadStates, extend_hypothesis, sample_hypothesis
 from ggpkit.games.views import RoleView
 
 EXACT_STATES = 256
@@ -205,42 +200,29 @@ class HistoryBag:
     def _late(self, game: Game[Any], view: RoleView, before: list[Hypothesis]) -> None:
         """One history for a bag still empty at its deadline, each kind of walk within
         :data:`LATE_GRACE`: short walks from the start that heed every percept; else the
-        histories of the last turn (or the last that had any), then the initial state,
-        walked on greedily (:func:`~ggpkit.games.sampling.greedy_history`: each step gives
-        the percepts where its first joint moves can, else the nearest; the state may
-        differ from the truth in what was just perceived, but keeps all that was known
-        before); else walks from the start that heed the own moves only (they back up
-        where an early guess makes a later own move illegal, which a greedy walk cannot).
-        A state near the truth beats no move; no state at all leaves the bag empty, and
-        the agent fails the move (the referee plays a random one) rather than be late."""
+        histories of the last turn (or the last that had any) walked on with the new
+        steps' own moves only (their percepts not heeded: the state may differ from the
+        truth in what was just perceived, but keeps all that was known before); else
+        walks from the start that heed the own moves only. A state near the truth beats
+        no move; no state at all leaves the bag empty, and the agent fails the move (the
+        referee plays a random one) rather than be late."""
         heed = self.use_percepts
-        start = Hypothesis((game.initial_state(),))
-        kinds: list[list[tuple[Hypothesis | None, str]]] = [
-            [(None, "heed")] * LATE_TRIES,
-            [(h, "greedy") for h in [*before[:LATE_TRIES], start]] if heed else [],
-            [(h, "deaf") for h in before[:LATE_TRIES]] if not heed else [],
-            [(None, "deaf")] * LATE_TRIES,
+        kinds: list[list[tuple[Hypothesis | None, bool]]] = [
+            [(None, heed)] * LATE_TRIES,
+            [(h, False) for h in before[:LATE_TRIES]],
+            [(None, False)] * LATE_TRIES,
         ]
         for kind in kinds:
             grace = time.perf_counter() + LATE_GRACE
-            for base, walk in kind:
-                found = self._late_walk(game, view, base, walk, grace)
+            for start, use_percepts in kind:
+                dead = self.dead if use_percepts == self.use_percepts else None
+                found = sample_hypothesis(
+                    game, view, self.rng, start, WALK_BUDGET, grace, use_percepts, dead
+                )
                 if found is not None and not game.is_terminal(found.state):
                     self.hypotheses.append(found)
-                    self.relaxed = walk != "heed" and heed
+                    self.relaxed = use_percepts != self.use_percepts
                     return
-
-    def _late_walk(self, game: Game[Any], view: RoleView, base: Hypothesis | None,
-                   walk: str, grace: float) -> Hypothesis | None:  # fmt: skip
-        """One walk of :meth:`_late`: ``walk`` "greedy" from ``base``; else the sampler's,
-        heeding the percepts ("heed") or the role's own moves only ("deaf")."""
-        if walk == "greedy":
-            assert base is not None
-            return greedy_history(game, view, self.rng, base, grace)
-        use_percepts = walk == "heed" and self.use_percepts
-        dead = self.dead if use_percepts == self.use_percepts else None
-        return sample_hypothesis(game, view, self.rng, base, WALK_BUDGET, grace,
-                                 use_percepts, dead)  # fmt: skip
 
     def known_history(self) -> History | None:
         """A history of the whole view of the last turn that had one (while the set is
