@@ -104,10 +104,3 @@ class Agent(ABC):
     def thoughts(self, role: str) -> Thoughts | None:
         """What the last :meth:`select` for ``role`` concluded; None for agents that do not say."""
         return None
-
-    def known_history(self) -> tuple[Hashable, ...] | None:
-        """A history of the role's view of an earlier turn of this match (its states from
-        the initial one) that the agent found, for a caller that must find a state of
-        the view itself when the agent fails (the GGP player's fallback walks on from
-        it rather than from the start); None for agents that keep none."""
-        return None

@@ -19,7 +19,7 @@ from ggpkit.agents.hidden import for_imperfect_information
 from ggpkit.agents.hidden.bag import HistoryBag
 from ggpkit.agents.hidden.common import playout_rewards
 from ggpkit.agents.hidden.exact import InfosetExpectimax, InfosetSolverAgent
-from ggpkit.agents.hidden.eyes import opponent_states, opponent_view
+from ggpkit.agents.hidden.eyes import opponent_states, opponent_views
 from ggpkit.agents.hidden.ismcts import ISMCTSAgent
 from ggpkit.agents.specs import make_agent
 from ggpkit.games.gdl.game import GdlGame, load_kif_text
@@ -276,12 +276,12 @@ def test_the_opponents_states_are_drawn_from_its_own_information_set(
     view = _hidden_in(2)
     lines = histories(hide_and_seek, view)
     assert len(lines) == 1
-    drawn = opponent_states(hide_and_seek, lines, view, "seeker", random.Random(4), math.inf)
+    views = opponent_views(hide_and_seek, lines, view, math.inf)
+    drawn = opponent_states(hide_and_seek, views["seeker"], random.Random(4), math.inf)
     boxes = {fact for state in drawn for fact in map(str, hide_and_seek.facts(state))
              if fact.startswith("(at ")}  # fmt: skip
     assert boxes == {"(at 1)", "(at 2)", "(at 3)"}
-    seeker = opponent_view(hide_and_seek, lines[0], view, "seeker", math.inf)
-    assert seeker == RoleView("seeker").then(parse_term("noop"), frozenset())
+    assert views["seeker"] == [RoleView("seeker").then(parse_term("noop"), frozenset())]
 
 
 def test_ismcts_searches_where_no_opponent_is_modelled(monty: GdlGame) -> None:
@@ -291,21 +291,3 @@ def test_ismcts_searches_where_no_opponent_is_modelled(monty: GdlGame) -> None:
     agent.start(monty, ROLE)
     assert str(agent.select(monty, _opened("d1", "d2"), ROLE, Limit())) == "switch"
     assert agent.last_playouts == 400
-
-
-@pytest.mark.parametrize("exact", [True, False])
-def test_the_bag_offers_a_history_of_the_view_it_last_followed(
-    monty: GdlGame, monkeypatch: pytest.MonkeyPatch, exact: bool
-) -> None:
-    """What the GGP player's fallback walks on from where the agent fails: a history
-    that gives the whole view (exactly, or sampled once the set is too big to list)."""
-    if not exact:
-        monkeypatch.setattr(bag_module, "EXACT_STATES", 0)
-    agent = ISMCTSAgent(Limit(playouts=50), seed=1)
-    agent.start(monty, ROLE)
-    assert agent.known_history() is None
-    view = _opened("d3", "d1")
-    agent.select(monty, view, ROLE, Limit())
-    line = agent.known_history()
-    assert line is not None and len(line) == view.turn + 1
-    assert views_agree(monty, line, view)

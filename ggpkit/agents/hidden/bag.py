@@ -224,14 +224,6 @@ class HistoryBag:
                     self.relaxed = use_percepts != self.use_percepts
                     return
 
-    def known_history(self) -> History | None:
-        """A history of the whole view of the last turn that had one (while the set is
-        small, of one of its states; else an anchor), or None."""
-        if self.exact is not None:
-            return next(iter(self.lines.values()), None)
-        anchors = self.anchors
-        return anchors[0].line if anchors else None
-
     def histories(self) -> list[History]:
         """One history of each of the bag's states, in the bag's order."""
         if self.exact is not None:

@@ -114,10 +114,6 @@ class BagSearcher(Agent):
         """A new match: an empty bag."""
         self.bag.clear()
 
-    def known_history(self) -> tuple[Hashable, ...] | None:
-        """The bag's latest history of the whole view (see :meth:`HistoryBag.known_history`)."""
-        return self.bag.known_history()
-
     def stop(self) -> None:
         """The match is over: forget its histories."""
         self.bag.clear()

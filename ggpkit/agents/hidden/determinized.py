@@ -58,7 +58,3 @@ class Determinized(Agent):
     def stop(self) -> None:
         self.bag.clear()
         self.inner.stop()
-
-    def known_history(self) -> tuple[Hashable, ...] | None:
-        """The bag's latest history of the whole view."""
-        return self.bag.known_history()

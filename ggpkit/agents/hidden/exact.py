@@ -147,10 +147,6 @@ class InfosetSolverAgent(Agent):
             return self.fallback.thoughts(role)
         return self._thoughts
 
-    def known_history(self) -> tuple[Hashable, ...] | None:
-        """The fallback's, where it plays the match (the solver keeps states, not lines)."""
-        return self.fallback.known_history() if self.fallback is not None else None
-
     def select(self, game: Game[Any], state: Hashable, role: str, limit: Limit) -> Term:
         """The move of best expected goal over the view's information set."""
         if self.solver is None and self.refusal is None:

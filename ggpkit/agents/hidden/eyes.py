@@ -4,11 +4,11 @@ Information Set MCTS lets an opponent choose by what it learns in the searcher's
 sampled states, and so lets it know what only the searcher knows: in the banker and
 the thief, the banker sees which bank is the target and every state it samples has
 that target, so the thief of its search always raids it, and the banker, sure to lose
-whatever it does, deposits at random. Here the opponent's own view is rebuilt from a
-history of the searcher's (its moves and percepts on that line of play), and states
-are drawn from *its* information set: an opponent that learns how to play in them
-learns from what it can know (the thief raids the fullest bank, and the banker learns
-to keep its target from being the fullest).
+whatever it does, deposits at random. Here the opponents' own views are rebuilt from
+histories of the searcher's (their moves and percepts on those lines of play), and
+states are drawn from *their* information sets: an opponent that learns how to play in
+them learns from what it can know (the thief raids the fullest bank, and the banker
+learns to keep its target from being the fullest).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from collections.abc import Hashable, Sequence
 from typing import Any
 
 from ggpkit.games.api import Game
-from ggpkit.games.information import History
+from ggpkit.games.information import History, InformationSetError, joint_moves
 from ggpkit.games.sampling import DeadStates, sample_history
 from ggpkit.games.views import RoleView, views_of_line
 from ggpkit.gdl.terms import Term
@@ -44,59 +44,59 @@ def joints_of(
     step's joint moves run past :data:`JOINTS_A_STEP` or ``deadline``."""
     joints: list[list[Term]] = []
     for step, (state, after) in enumerate(itertools.pairwise(line)):
-        options = [
-            [view.moves[step]] if role == view.role else game.legal_moves(state, role)
-            for role in game.roles
-        ]
-        found = None
-        for tried, joint in enumerate(itertools.product(*options)):
-            if tried >= JOINTS_A_STEP or time.perf_counter() > deadline:
-                return None
-            if game._next(state, list(joint)) == after:
-                found = list(joint)
-                break
+        try:
+            options = joint_moves(game, state, view.role, view.moves[step])
+            tried = itertools.islice(options, JOINTS_A_STEP)
+            found = next((j for j in tried if _reached(game, state, j, after, deadline)), None)
+        except (InformationSetError, TimeoutError):
+            return None
         if found is None:
             return None
         joints.append(found)
     return joints
 
 
-def opponent_view(
-    game: Game[Any], line: History, view: RoleView, opponent: str, deadline: float
-) -> RoleView | None:
-    """``opponent``'s view of ``line`` (a history that gives ``view``), or None where
-    its joint moves could not be rebuilt in time."""
-    joints = joints_of(game, line, view, deadline)
-    if joints is None:
-        return None
-    percepts = [game._percepts(state, joint) for state, joint in zip(line, joints, strict=False)]
-    return views_of_line(game.roles, joints, percepts)[opponent]
+def _reached(game: Game[Any], state: Hashable, joint: list[Term], after: Hashable,
+             deadline: float) -> bool:  # fmt: skip
+    """Whether ``joint`` leads from ``state`` to ``after``; TimeoutError past ``deadline``."""
+    if time.perf_counter() > deadline:
+        raise TimeoutError
+    return bool(game._next(state, joint) == after)
+
+
+def opponent_views(
+    game: Game[Any], lines: Sequence[History], view: RoleView, deadline: float
+) -> dict[str, list[RoleView]]:
+    """Each other role's distinct views of a few of ``lines`` (the searcher's histories
+    of ``view``), the joint moves of each line rebuilt once for all of them; fewer, or
+    none, where ``deadline`` (``perf_counter``) comes first."""
+    views: dict[str, dict[RoleView, None]] = {r: {} for r in game.roles if r != view.role}
+    for line in lines[:EYE_HISTORIES]:
+        joints = joints_of(game, line, view, deadline)
+        if joints is None:
+            continue
+        steps = zip(line[:-1], joints, strict=True)
+        percepts = [game._percepts(state, joint) for state, joint in steps]
+        for role, seen in views_of_line(game.roles, joints, percepts).items():
+            if role in views:
+                views[role].setdefault(seen, None)
+    return {role: list(seen) for role, seen in views.items()}
 
 
 def opponent_states(
-    game: Game[Any],
-    lines: Sequence[History],
-    view: RoleView,
-    opponent: str,
-    rng: random.Random,
-    deadline: float,
+    game: Game[Any], views: Sequence[RoleView], rng: random.Random, deadline: float
 ) -> list[Hashable]:
-    """Up to :data:`EYE_STATES` live states of ``opponent``'s information sets, drawn on
-    the views it has of a few of ``lines`` (the searcher's histories of ``view``), in
-    turns over those views; fewer, or none, where ``deadline`` (``perf_counter``) comes
+    """Up to :data:`EYE_STATES` live states of the information sets of ``views`` (one
+    opponent's), drawn in turns over them; fewer, or none, where ``deadline`` comes
     first."""
-    views: dict[RoleView, None] = {}
-    for line in lines[:EYE_HISTORIES]:
-        seen = opponent_view(game, line, view, opponent, deadline)
-        if seen is not None:
-            views.setdefault(seen, None)
     found: list[Hashable] = []
-    dead: dict[RoleView, DeadStates] = {seen: DeadStates() for seen in views}
+    dead = [DeadStates() for _ in views]
     for attempt in range(EYE_STATES if views else 0):
         if time.perf_counter() > deadline:
             break
-        seen = list(views)[attempt % len(views)]
-        drawn = sample_history(game, seen, rng, EYE_BUDGET, dead=dead[seen], deadline=deadline)
+        index = attempt % len(views)
+        drawn = sample_history(game, views[index], rng, EYE_BUDGET, dead=dead[index],
+                               deadline=deadline)  # fmt: skip
         if drawn is not None and not game.is_terminal(drawn[-1]):
             found.append(drawn[-1])
     return found

@@ -31,7 +31,7 @@ from typing import Any
 
 from ggpkit.agents.base import Limit, Thoughts
 from ggpkit.agents.hidden.common import BagSearcher, playout_rewards
-from ggpkit.agents.hidden.eyes import opponent_states
+from ggpkit.agents.hidden.eyes import opponent_states, opponent_views
 from ggpkit.games.api import Game
 from ggpkit.gdl.terms import Term
 
@@ -169,17 +169,20 @@ class ISMCTSAgent(BagSearcher):
         view = self.view
         if not self.opponents or view is None:
             return {}
-        lines = self.bag.histories()
-        until = time.perf_counter() + EYE_SHARE * max(deadline - time.perf_counter(), 0)
         chance = game.info.chance_role
+        wanted = [i for i, other in enumerate(game.roles)
+                  if i != me and other != chance and i not in self.eyeless]  # fmt: skip
+        if not wanted:
+            return {}
+        until = time.perf_counter() + EYE_SHARE * max(deadline - time.perf_counter(), 0)
+        views = opponent_views(game, self.bag.histories(), view, until)
         eyes: dict[int, list[Hashable]] = {}
-        for index, other in enumerate(game.roles):
-            if index != me and other != chance and index not in self.eyeless:
-                drawn = opponent_states(game, lines, view, other, self.rng, until)
-                if drawn:
-                    eyes[index] = drawn
-                else:
-                    self.eyeless.add(index)
+        for index in wanted:
+            drawn = opponent_states(game, views[game.roles[index]], self.rng, until)
+            if drawn:
+                eyes[index] = drawn
+            else:
+                self.eyeless.add(index)
         return eyes
 
     def _iterate(
