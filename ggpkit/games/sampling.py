@@ -271,10 +271,7 @@ class _Options:
         self.use_percepts = dead.use_percepts
         self.dead = dead
         self.deadline = deadline
-        options: list[list[Term]] = []
-        if can_play(game, state, view, step):
-            move = view.moves[step]
-            options = [[move] if r == view.role else game.legal_moves(state, r) for r in game.roles]
+        options = _options_of(game, state, view, step)
         self.joints = _JointOrder(options, cues if self.use_percepts else _Cues.NONE, rng)
         self.tried = 0
         self.seen: set[Hashable] = set()
@@ -498,6 +495,63 @@ def _share_of(deadline: float, share: float) -> float:
     """A deadline ``share`` of the way from now to ``deadline``."""
     now = time.perf_counter()
     return now + share * max(deadline - now, 0.0)
+
+
+def greedy_history(
+    game: Game[Any],
+    view: RoleView,
+    rng: random.Random,
+    start: Hypothesis,
+    deadline: float | None = None,
+) -> Hypothesis | None:
+    """``start`` walked on to ``view``'s turn without backing up: at each step, of the
+    first :data:`JOINT_CAP` joint moves in percept-led order that give the role its own
+    move, the first that gives the step's percepts, else one whose percepts differ from
+    them least. A last resort that heeds what it can, where no history of the whole view
+    was found: a walk deaf to the percepts loses what the role was just told (whose turn
+    it is in blind breakthrough, the hand it was dealt in small Dominion), and the move it
+    then finds legal may be refused. None where the role's own move cannot be played, or
+    past ``deadline`` (``time.perf_counter()``)."""
+    cues = _cues(view)
+    line, factors = list(start.line), list(start.factors)
+    for step in range(len(line) - 1, view.turn):
+        joint = _nearest_joint(game, line[-1], view, step, _JointOrder(
+            _options_of(game, line[-1], view, step), cues[step], rng), deadline)  # fmt: skip
+        if joint is None:
+            return None
+        line.append(game._next(line[-1], joint))
+        factors.append(1.0)
+    return Hypothesis(tuple(line), tuple(factors))
+
+
+def _options_of(game: Game[Any], state: Hashable, view: RoleView, step: int) -> list[list[Term]]:
+    """Each role's moves at ``state`` with the role's own of ``step`` (none where it
+    cannot play it)."""
+    if not can_play(game, state, view, step):
+        return []
+    move = view.moves[step]
+    return [[move] if r == view.role else game.legal_moves(state, r) for r in game.roles]
+
+
+def _nearest_joint(game: Game[Any], state: Hashable, view: RoleView, step: int,
+                   order: _JointOrder, deadline: float | None) -> list[Term] | None:  # fmt: skip
+    """Of the first :data:`JOINT_CAP` joint moves of ``order``, the first that gives the
+    role its percepts of ``step``, else the one whose percepts differ from them in the
+    fewest terms; None where there is none, or past ``deadline``."""
+    wanted = view.percepts[step]
+    best: tuple[int, list[Term]] | None = None
+    for _ in range(min(order.count, JOINT_CAP)):
+        joint = order.pop()
+        if joint is None or (deadline is not None and time.perf_counter() > deadline):
+            break
+        differ = len(game._percepts(state, joint)[view.role] ^ wanted)
+        if differ == 0:
+            return joint
+        if best is None or differ < best[0]:
+            best = (differ, joint)
+    if deadline is not None and time.perf_counter() > deadline:
+        return None
+    return None if best is None else best[1]
 
 
 def sample_history(

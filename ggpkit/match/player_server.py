@@ -34,7 +34,11 @@ player's own move as played and its percepts, the agent (wrapped by
 :func:`~ggpkit.agents.hidden.for_imperfect_information` unless it plays from views) is
 asked with the view, and the server never computes a true state. Its fallback, when
 the agent is late or fails, is a move legal in a state sampled from the information set
-(:func:`~ggpkit.games.sampling.sample_history`). A GDL-II game spoken to in GDL's
+(:func:`~ggpkit.games.sampling.sample_history`); where none is found in time, a move
+legal in the last state of a line the server walks on a step each turn, by the role's
+own moves and the joint moves nearest its percepts (:func:`_walk_own_line`): cheap
+enough to be there on every turn, it is wrong at most about what was perceived, never
+about what the role did. A GDL-II game spoken to in GDL's
 messages (a joint move, which a GDL-II player must never be shown), or a GDL game in
 GDL-II's, is refused with a clear error (HTTP 400) and the match ended. The player's
 record of a GDL-II match holds only what it knew: the initial state, its own moves
@@ -69,13 +73,12 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ggpkit.agents.base import Agent
 from ggpkit.agents.hidden import for_imperfect_information
-from ggpkit.agents.hidden.common import random_joint
 from ggpkit.errors import GgpkitError
 from ggpkit.games.api import Game, GameError
 from ggpkit.games.gdl.game import GdlGame
 from ggpkit.games.gdl.pending_propnet import PendingPropnet
-from ggpkit.games.information import History, can_play
-from ggpkit.games.sampling import DeadStates, sample_history
+from ggpkit.games.information import History, Hypothesis
+from ggpkit.games.sampling import DeadStates, greedy_history, sample_history
 from ggpkit.games.views import RoleView
 from ggpkit.gdl.terms import Term, facts_text
 from ggpkit.match.agent_runner import AgentRunner, in_daemon_thread, within_time_limit
@@ -144,6 +147,10 @@ a state of its own: both sample the view, and in one process they would halve ea
 other's speed; an agent that fails early starts the fallback at once."""
 FALLBACK_BUDGET = 2_000
 """Expanded steps the fallback of a GDL-II move may spend sampling a history of the view."""
+OWN_LINE_SHARE = 0.1
+"""Share of a GDL-II play clock each walk of :attr:`_Match.own_line` may take (the
+greedy one, then where it fails the one that backs up), and the player waits for them
+before it asks its agent (they go on meanwhile where they are slower)."""
 BLIND_SHARE = 0.25
 """Share of the fallback's time kept for a walk that heeds the role's own moves only,
 when no history of the whole view was found: its state may be wrong about what was
@@ -280,10 +287,13 @@ class _Match:
     """The last history sampled for the fallback move of a GDL-II match (extended each turn)."""
     dead: DeadStates = field(default_factory=DeadStates)
     """States of ``game`` that no line of the view goes through (kept for the fallback)."""
-    candidate: tuple[int, Term] | None = None
-    """A turn and a move legal in a state its view allows but for what was perceived
-    since :attr:`line` (found first by the fallback, in a few steps): the last resort
-    where the fallback runs out of time."""
+    own_line: History | None = None
+    """A line whose every step gives the role its own move (the other roles' moves drawn
+    at random), walked on a step each turn (:func:`_walk_own_line`); where the fallback
+    finds a history of the whole view, that one. The last resort's state: it may be
+    wrong about what was perceived, never about what the role did (a cell it cleared is
+    not cleared again), and it costs a step a turn, so it is there when every search of
+    the turn ran out of time."""
 
 
 class PlayerService:
@@ -527,7 +537,7 @@ class PlayerService:
             state = await in_daemon_thread(lambda: twin.state_from_facts(old.facts(state)))
             free = len(await in_daemon_thread(lambda: twin.legal_moves(state, match.role))) == 1
         else:  # a view holds for any engine of the rules; whether a move is forced is unknown
-            match.line, free = None, False
+            match.line, match.own_line, free = None, None, False
             match.dead = DeadStates()
         if not free and match.deferred < SWITCH_DEFER_LIMIT:
             match.deferred += 1
@@ -577,6 +587,14 @@ class PlayerService:
         view = self._see(match, msg)
         await self._take_late_propnet(match, deadline)
         game = match.game
+        walk = in_daemon_thread(
+            within_time_limit(
+                match.play_clock,
+                partial(_walk_own_line, match, game, view, random.Random(self.rng.random())),
+            )
+        )
+        with contextlib.suppress(Exception):  # late or failing: it walks on, or stays None
+            await asyncio.wait_for(asyncio.shield(walk), OWN_LINE_SHARE * match.play_clock)
         asked = asyncio.ensure_future(
             match.runner.from_view(game, view, match.role, deadline - loop.time())
         )
@@ -694,48 +712,84 @@ def _sampled_move(
 ) -> Term | None:
     """A move legal in a state ``view`` allows: the last state of a history sampled by
     extending the one of the last turn, before ``until`` (``time.perf_counter()``) less
-    :data:`BLIND_SHARE` of the time; else one legal in a state that heeds the role's own
-    moves only; None when neither walk found a state."""
+    :data:`BLIND_SHARE` of the time; else one legal in the last state of a line that
+    heeds the role's own moves (:attr:`_Match.own_line`, walked again where it does not
+    reach the turn); None when no walk found a state. What it finds is kept only while
+    the turn is still the match's: an agent that answered late leaves this walk running
+    into the next turn, whose lines it must not replace."""
     own = match.game is game  # else the engine was switched: its states are of another kind
     dead, start = (match.dead, match.line) if own else (DeadStates(), None)
-    if start is not None:
-        _keep_candidate(match, game, view, rng, start)
     now = time.perf_counter()
     heeding = until - BLIND_SHARE * max(until - now, 0)
     line = sample_history(game, view, rng, FALLBACK_BUDGET, start=start, dead=dead,
                           deadline=heeding)  # fmt: skip
-    if line is not None and own:
-        match.line = line
-    if line is None:  # not kept: its last steps need not give the view
+    if line is not None:
+        if own and match.view is view:
+            match.line = match.own_line = line
+        return _move_in(game, line, match.role, rng)
+    own_line = match.own_line if own else None
+    if not _reaches(own_line, view):
+        own_line = _deaf_line(game, view, rng, start, until)
+        if own and match.view is view:
+            match.own_line = own_line
+    return None if own_line is None else _move_in(game, own_line, match.role, rng)
+
+
+def _walk_own_line(match: _Match, game: Game[Any], view: RoleView, rng: random.Random) -> None:
+    """:attr:`_Match.own_line` walked on to ``view``'s turn without backing up
+    (:func:`~ggpkit.games.sampling.greedy_history`: each step by the role's own move and
+    the joint move that gives its percepts, where one of the first few does, else the
+    nearest), from the last history of the whole view where the line was lost. Where
+    that walk cannot go on (the role's move is not legal in the line's state, or the
+    line is over: a cell the role cleared was a mine there), a walk deaf to the
+    percepts that backs up. Each walk has at most :data:`OWN_LINE_SHARE` of the clock."""
+    share = OWN_LINE_SHARE * match.play_clock
+    line = match.own_line or match.line or (game.initial_state(),)
+    walked = greedy_history(game, view, rng, Hypothesis(line), time.perf_counter() + share)
+    found = None if walked is None else walked.line
+    if found is None or not _reaches(found, view) or game.is_terminal(found[-1]):
+        found = _deaf_line(game, view, rng, match.line, time.perf_counter() + share)
+    if match.game is game and match.view is view:
+        match.own_line = found
+
+
+def _deaf_line(
+    game: Game[Any], view: RoleView, rng: random.Random, start: History | None, until: float
+) -> History | None:
+    """A line that gives the role its own moves, whatever it perceived, from ``start``
+    (backing up as far as it takes) before ``until``, to a state where the match goes
+    on (the role is asked to move: a line where its last cleared cell was a mine is
+    not the truth); None where none was found."""
+    while time.perf_counter() < until:
         line = sample_history(game, view, rng, FALLBACK_BUDGET, start=start,
                               use_percepts=False, deadline=until)  # fmt: skip
-    if line is None or game.is_terminal(line[-1]):
+        if line is None or not game.is_terminal(line[-1]):
+            return line
+    return None
+
+
+def _reaches(line: History | None, view: RoleView) -> bool:
+    """Whether ``line`` ends at ``view``'s turn."""
+    return line is not None and len(line) == view.turn + 1
+
+
+def _move_in(game: Game[Any], line: History, role: str, rng: random.Random) -> Term | None:
+    """A random move of ``role`` legal in ``line``'s last state (None where it is over)."""
+    if game.is_terminal(line[-1]):
         return None
-    return rng.choice(game.legal_moves(line[-1], match.role))
-
-
-def _keep_candidate(
-    match: _Match, game: Game[Any], view: RoleView, rng: random.Random, start: History
-) -> None:
-    """A move for :attr:`_Match.candidate`: legal in the last history found walked on by
-    the role's own moves, the first joint move that allows each (a step or two a turn:
-    no search, no clock). Its state keeps all that the history knew."""
-    line = list(start)
-    for step in range(len(line) - 1, view.turn):
-        if not can_play(game, line[-1], view, step):
-            return
-        joint = random_joint(game, line[-1], match.role, view.moves[step], rng)
-        line.append(game._next(line[-1], joint))
-    if not game.is_terminal(line[-1]):
-        match.candidate = (view.turn, rng.choice(game.legal_moves(line[-1], match.role)))
+    return rng.choice(game.legal_moves(line[-1], role))
 
 
 def _blind_move(match: _Match, game: Game[Any], view: RoleView) -> Term:
-    """The last resort of a GDL-II turn without any sampled state: the fallback's
-    candidate of this turn where it found one; else at turn 0 a move legal in the
-    initial state (the one state the role may be in), later its last move again."""
-    if match.candidate is not None and match.candidate[0] == view.turn:
-        return match.candidate[1]
+    """The last resort of a GDL-II turn without any sampled state: a move legal in the
+    last state of :attr:`_Match.own_line` where it reaches this turn; else at turn 0 a
+    move legal in the initial state (the one state the role may be in), later its last
+    move again."""
+    own_line = match.own_line
+    if own_line is not None and _reaches(own_line, view) and match.game is game:
+        move = _move_in(game, own_line, match.role, random.Random(view.turn))
+        if move is not None:
+            return move
     if view.last_move is not None:
         return view.last_move
     return game.legal_moves(game.initial_state(), match.role)[0]

@@ -16,13 +16,14 @@ import time
 import pytest
 
 from ggpkit.games.gdl.game import GdlGame, load_kif_text
-from ggpkit.games.information import information_set, views_agree
+from ggpkit.games.information import Hypothesis, information_set, views_agree
 from ggpkit.games.sampling import (
     DeadStates,
     _Cues,
     _JointOrder,
     _runs,
     extend_hypothesis,
+    greedy_history,
     luby,
     sample_history,
     sample_hypothesis,
@@ -204,3 +205,41 @@ def test_moves_are_ranked_against_moves_of_their_kind() -> None:
     order = _JointOrder([[*moves, *shots]], cues, random.Random(0))
     first_two = [str(order.pop()) for _ in range(2)]
     assert sum("fire" in joint for joint in first_two) == 1
+
+
+TWO_COINS = """\
+; Nature flips two coins; the player is told each face.
+(role p) (role random)
+(face 1) (face 2)
+(init (step 0))
+(legal p noop)
+(<= (legal random (flip ?a ?b)) (face ?a) (face ?b))
+(<= (sees p (first ?a)) (does random (flip ?a ?b)))
+(<= (sees p (second ?b)) (does random (flip ?a ?b)))
+(<= (next (got ?a ?b)) (does random (flip ?a ?b)))
+(<= (next (step 1)) (true (step 0)))
+(<= terminal (true (step 1)))
+(goal p 100)
+(goal random 0)
+"""
+
+
+def test_a_greedy_walk_gives_the_percepts_it_can_where_no_history_gives_them_all() -> None:
+    """Told the first coin shows 1 and the second a face it does not have (a manager's
+    mistake, or a walk that guessed wrong earlier), no history gives the view; the
+    greedy walk keeps what it can (the first coin shows 1), where a walk deaf to the
+    percepts would guess it."""
+    game = load_kif_text(TWO_COINS, "two-coins", reasoner="propnet")
+    told = frozenset({parse_term("(first 1)"), parse_term("(second 3)")})
+    view = RoleView("p").then(parse_term("noop"), told)
+    assert sample_history(game, view, random.Random(0)) is None
+    start = Hypothesis((game.initial_state(),))
+    for seed in range(20):
+        walked = greedy_history(game, view, random.Random(seed), start)
+        assert walked is not None
+        facts = {str(f) for f in game.facts(walked.state)}
+        assert facts & {"(got 1 1)", "(got 1 2)"}, facts
+    faces = frozenset({parse_term("(first 2)"), parse_term("(second 1)")})
+    exact = RoleView("p").then(parse_term("noop"), faces)
+    walked = greedy_history(game, exact, random.Random(1), start)
+    assert walked is not None and "(got 2 1)" in {str(f) for f in game.facts(walked.state)}
