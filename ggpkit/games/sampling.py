@@ -510,18 +510,28 @@ def greedy_history(
     them least. A last resort that heeds what it can, where no history of the whole view
     was found: a walk deaf to the percepts loses what the role was just told (whose turn
     it is in blind breakthrough, the hand it was dealt in small Dominion), and the move it
-    then finds legal may be refused. None where the role's own move cannot be played, or
-    past ``deadline`` (``time.perf_counter()``)."""
+    then finds legal may be refused. None where the role's own move cannot be played;
+    past ``deadline`` (``time.perf_counter()``), the walk so far, short of the view's
+    turn, for a later call to go on from (a walk of many steps on a slow reasoner may
+    take several turns' shares of time)."""
     cues = _cues(view)
     line, factors = list(start.line), list(start.factors)
     for step in range(len(line) - 1, view.turn):
+        if _past(deadline):
+            break
         joint = _nearest_joint(game, line[-1], view, step, _JointOrder(
             _options_of(game, line[-1], view, step), cues[step], rng), deadline)  # fmt: skip
+        if joint is None and _past(deadline):
+            break
         if joint is None:
             return None
         line.append(game._next(line[-1], joint))
         factors.append(1.0)
     return Hypothesis(tuple(line), tuple(factors))
+
+
+def _past(deadline: float | None) -> bool:
+    return deadline is not None and time.perf_counter() > deadline
 
 
 def _options_of(game: Game[Any], state: Hashable, view: RoleView, step: int) -> list[list[Term]]:

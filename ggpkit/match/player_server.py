@@ -742,12 +742,14 @@ def _walk_own_line(match: _Match, game: Game[Any], view: RoleView, rng: random.R
     nearest), from the last history of the whole view where the line was lost. Where
     that walk cannot go on (the role's move is not legal in the line's state, or the
     line is over: a cell the role cleared was a mine there), a walk deaf to the
-    percepts that backs up. Each walk has at most :data:`OWN_LINE_SHARE` of the clock."""
+    percepts that backs up. Each walk has at most :data:`OWN_LINE_SHARE` of the clock; a
+    greedy walk out of time is kept as far as it went, and the next turn's goes on."""
     share = OWN_LINE_SHARE * match.play_clock
     line = match.own_line or match.line or (game.initial_state(),)
     walked = greedy_history(game, view, rng, Hypothesis(line), time.perf_counter() + share)
     found = None if walked is None else walked.line
-    if found is None or not _reaches(found, view) or game.is_terminal(found[-1]):
+    late = found is not None and not _reaches(found, view)  # kept: the next walk goes on
+    if not late and (found is None or game.is_terminal(found[-1])):
         found = _deaf_line(game, view, rng, match.line, time.perf_counter() + share)
     if match.game is game and match.view is view:
         match.own_line = found

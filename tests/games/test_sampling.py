@@ -243,3 +243,5 @@ def test_a_greedy_walk_gives_the_percepts_it_can_where_no_history_gives_them_all
     exact = RoleView("p").then(parse_term("noop"), faces)
     walked = greedy_history(game, exact, random.Random(1), start)
     assert walked is not None and "(got 2 1)" in {str(f) for f in game.facts(walked.state)}
+    late = greedy_history(game, exact, random.Random(1), start, deadline=0.0)
+    assert late is not None and late.line == start.line  # the walk so far: none of it
