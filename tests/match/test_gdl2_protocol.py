@@ -497,10 +497,10 @@ interpreter (one lock for all their threads), with the other core busy in CI, an
 both games outgrow the samplers late in long matches:
 
 * late in small Dominion (nature deals from decks of twenty cards and more, thousands
-  of deals a step, on the join code) a step of a walk takes 0.2-0.7 s; the agents'
-  bags then find no history of the view and play from states deaf to some percepts,
-  where the turn may be wrong (``noop`` refused). At a 5 s play clock 12 of 15 matches
-  passed, the long ones failing; at 2 s about 5 of 8.
+  of deals a step, on the join code) a step of a walk takes 0.2-0.7 s: the agents find
+  no history of the view and fail, the server's own line lags behind the turn, and its
+  last resort, the last move again, is a ``noop`` where the role is to buy. At a 5 s
+  play clock 12 of 15 matches passed, the long ones failing; at 2 s about 5 of 8.
 * late in blind breakthrough a random player may try a capture its sampled state
   allows (a pawn seen there turns ago, or one that may have come), and the check that
   the refusal was unknowable (a state of the view where the capture is legal) may not
