@@ -531,6 +531,7 @@ def greedy_history(
 
 
 def _past(deadline: float | None) -> bool:
+    """Whether ``deadline`` (``time.perf_counter()``; None: none) has passed."""
     return deadline is not None and time.perf_counter() > deadline
 
 
@@ -552,16 +553,14 @@ def _nearest_joint(game: Game[Any], state: Hashable, view: RoleView, step: int,
     best: tuple[int, list[Term]] | None = None
     for _ in range(min(order.count, JOINT_CAP)):
         joint = order.pop()
-        if joint is None or (deadline is not None and time.perf_counter() > deadline):
+        if joint is None or _past(deadline):
             break
         differ = len(game._percepts(state, joint)[view.role] ^ wanted)
         if differ == 0:
             return joint
         if best is None or differ < best[0]:
             best = (differ, joint)
-    if deadline is not None and time.perf_counter() > deadline:
-        return None
-    return None if best is None else best[1]
+    return None if best is None or _past(deadline) else best[1]
 
 
 def sample_history(

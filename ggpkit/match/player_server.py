@@ -149,8 +149,8 @@ FALLBACK_BUDGET = 2_000
 """Expanded steps the fallback of a GDL-II move may spend sampling a history of the view."""
 OWN_LINE_SHARE = 0.1
 """Share of a GDL-II play clock each walk of :attr:`_Match.own_line` may take (the
-greedy one, then where it fails the one that backs up), and the player waits for them
-before it asks its agent (they go on meanwhile where they are slower)."""
+greedy one, then where it fails the one that backs up); the player waits at most that
+long before it asks its agent (the walks go on meanwhile where they are slower)."""
 BLIND_SHARE = 0.25
 """Share of the fallback's time kept for a walk that heeds the role's own moves only,
 when no history of the whole view was found: its state may be wrong about what was
@@ -288,9 +288,9 @@ class _Match:
     dead: DeadStates = field(default_factory=DeadStates)
     """States of ``game`` that no line of the view goes through (kept for the fallback)."""
     own_line: History | None = None
-    """A line whose every step gives the role its own move (the other roles' moves drawn
-    at random), walked on a step each turn (:func:`_walk_own_line`); where the fallback
-    finds a history of the whole view, that one. The last resort's state: it may be
+    """A line whose every step gives the role its own move (the other roles' moves those
+    nearest its percepts), walked on a step each turn (:func:`_walk_own_line`); where
+    the fallback finds a history of the whole view, that one. The last resort's state: it may be
     wrong about what was perceived, never about what the role did (a cell it cleared is
     not cleared again), and it costs a step a turn, so it is there when every search of
     the turn ran out of time."""
