@@ -11,6 +11,9 @@ capped the web app at a few hundred steps per second for all its users.) The
 schema carries a version and is upgraded by numbered migrations when an older file
 is opened. A game of imperfect information's records also keep what each role
 perceived of each step and which role was nature (GDL-II; columns of migration 5).
+A person's move in a step where others still choose is kept apart from the record
+(:meth:`MatchStore.hold_move`, migration 6): it is no part of the match until the step is
+played, and no export shows it, but a restarted web app must not lose it.
 """
 
 from __future__ import annotations
@@ -111,6 +114,16 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE matches ADD COLUMN chance_role TEXT;
     ALTER TABLE steps ADD COLUMN percepts TEXT
+    """,
+    # 6: a person's move held until every person of a simultaneous step has chosen (web)
+    """
+    CREATE TABLE held_moves (
+        match_id TEXT NOT NULL REFERENCES matches(match_id) ON DELETE CASCADE,
+        step INTEGER NOT NULL,
+        role TEXT NOT NULL,
+        move TEXT NOT NULL,
+        PRIMARY KEY (match_id, role)
+    )
     """,
 ]
 
@@ -250,6 +263,23 @@ class MatchStore:
         """Write the result (completed with goals, or aborted)."""
         with self._transaction() as db:
             self._write_result(db, record)
+
+    def hold_move(self, match_id: str, step: int, role: str, move: str) -> None:
+        """Keep ``role``'s move for ``step`` (the record's steps so far) until that step is
+        written; writing any step or the whole record of a web match (the one kind that
+        holds moves) drops its held moves."""
+        with self._transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO held_moves (match_id, step, role, move) VALUES (?,?,?,?)",
+                (match_id, step, role, move),
+            )
+
+    def held_moves(self, match_id: str, step: int) -> dict[str, str]:
+        """The moves held for ``step`` of ``match_id`` (role -> move text)."""
+        rows = self.read(
+            "SELECT role, move FROM held_moves WHERE match_id=? AND step=?", (match_id, step)
+        )
+        return {str(role): str(move) for role, move in rows}
 
     # ---- whole records -------------------------------------------------------------------------
 
@@ -409,6 +439,7 @@ class MatchStore:
 
     @staticmethod
     def _write_header(db: sqlite3.Connection, record: MatchRecord) -> None:
+        _drop_held_moves(db, record)
         db.execute("DELETE FROM steps WHERE match_id=?", (record.match_id,))
         db.execute("DELETE FROM matches WHERE match_id=?", (record.match_id,))
         db.execute(
@@ -459,6 +490,7 @@ class MatchStore:
             record.state_times[step] if step < len(record.state_times) else record.start_time
         )
         percepts = record.percepts[step - 1] if step - 1 < len(record.percepts) else None
+        _drop_held_moves(db, record)
         db.execute(
             "INSERT OR REPLACE INTO steps (match_id, step, moves, errors, state, state_time) "
             "VALUES (?,?,?,?,?,?)",
@@ -476,6 +508,13 @@ class MatchStore:
                 "UPDATE steps SET percepts=? WHERE match_id=? AND step=?",
                 (json.dumps(percepts), record.match_id, step),
             )
+
+
+def _drop_held_moves(db: sqlite3.Connection, record: MatchRecord) -> None:
+    """Forget the moves held for ``record``'s match (a step of it, or all of it, is being
+    written). Only the web app holds moves, so other matches skip the statement."""
+    if record.source in RESTORED_SOURCES:
+        db.execute("DELETE FROM held_moves WHERE match_id=?", (record.match_id,))
 
 
 def _process_start(pid: int) -> str:

@@ -3,8 +3,9 @@
 A session is a match record that grows as people click and agents think. Every
 step goes to the match store as it happens (the same SQLite store as the CLI's
 matches), so a restarted server finds its sessions again: :meth:`SessionManager.restore`
-replays the stored moves. Undo shortens the record and rewrites it; redo replays a
-move that undo took back.
+replays the stored moves, and takes back the moves people had chosen in a step still
+waiting for others (held in the store apart from the record). Undo shortens the record
+and rewrites it; redo replays a move that undo took back.
 
 Thread-safety: the web app calls these methods from worker threads, and awaits
 :meth:`SessionManager.agent_step` on its event loop while the agents think in threads
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import threading
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +39,8 @@ from ggpkit.match.clock import UNTIMED_START
 from ggpkit.match.driver import MatchDriver
 from ggpkit.match.players import NATURE, InProcessSeat, LocalPlayer, Player, Told
 from ggpkit.match.records import MatchRecord, new_match_id
+
+log = logging.getLogger("ggpkit.web")
 
 HUMAN = "human"
 
@@ -67,6 +71,8 @@ class SessionStore(Protocol):
     def step_played(self, record: MatchRecord) -> None: ...
     def match_ended(self, record: MatchRecord) -> None: ...
     def save(self, record: MatchRecord) -> None: ...
+    def hold_move(self, match_id: str, step: int, role: str, move: str) -> None: ...
+    def held_moves(self, match_id: str, step: int) -> dict[str, str]: ...
 
 
 @dataclass
@@ -89,7 +95,8 @@ class Session:
     redo: list[list[str]] = field(default_factory=list)
     pending: dict[str, Term] = field(default_factory=dict)
     """People's moves of a step in which others also choose, kept (unseen by anyone)
-    until every person of the step has chosen; the agents' moves are then asked."""
+    until every person of the step has chosen; the agents' moves are then asked. Each
+    is also held in the store (never in the record), so a restart does not lose it."""
     version: int = 0
     lock: threading.RLock = field(default_factory=threading.RLock)
 
@@ -195,9 +202,10 @@ class SessionManager:
         return session
 
     def adopt(self, session: Session) -> None:
-        """Register a session rebuilt from the store."""
+        """Register a session rebuilt from the store, with the people's held moves."""
         self._start_agents(session)
         self._play_forced(session)  # a record may stop where only nature was to move
+        self._hold_again(session)
         with self._lock:
             self._sessions[session.id] = session
 
@@ -254,13 +262,35 @@ class SessionManager:
             session.redo.clear()
 
     def _hold(self, session: Session, role: str, move: str | Term) -> None:
-        """A person's move in a step where others choose too: kept until every person of
-        the step has chosen, then the step is played (the agents, if any, are asked by
-        the next agent step)."""
+        """A person's move in a step where others choose too: kept (in the session and
+        the store) until every person of the step has chosen, then the step is played."""
         if role not in session.humans_to_move():
             raise IllegalMoveError(move, role, f"{role} has chosen this step's move already")
         session.pending[role] = session.game.check_move(session.state, role, move)
+        self._store.hold_move(session.id, session.record.steps, role, str(session.pending[role]))
         session.version += 1
+        self._play_when_all_chose(session)
+
+    def _hold_again(self, session: Session) -> None:
+        """The moves people had chosen for the session's step before a restart. The
+        store is untrusted (its file can be edited): a move that is not legal now, or of
+        a role that has no choice to make, is dropped with a warning (the person chooses
+        again)."""
+        held = self._store.held_moves(session.id, session.record.steps)
+        for role, text in sorted(held.items()):
+            try:
+                if role not in session.humans_to_move():
+                    raise SessionError(f"{role} has no choice to make in this step")
+                session.pending[role] = session.game.check_move(session.state, role, text)
+            except Exception as e:  # whatever the store holds, the session goes on
+                log.warning("session %s: held move %r of %s dropped: %s", session.id,
+                            text[:80], role[:40], e)  # fmt: skip
+        if session.pending:
+            self._play_when_all_chose(session)
+
+    def _play_when_all_chose(self, session: Session) -> None:
+        """The step, once every person of it has chosen and no agent is to be asked (the
+        agents, if any, are asked by the next agent step)."""
         if session.humans_to_move() or any(session.seats[r] != HUMAN for r in session.whose_turn()):
             return
         players: list[Player] = [

@@ -186,6 +186,12 @@ class _NullStore:
     def save(self, record: MatchRecord) -> None:
         pass
 
+    def hold_move(self, match_id: str, step: int, role: str, move: str) -> None:
+        pass
+
+    def held_moves(self, match_id: str, step: int) -> dict[str, str]:
+        return {}
+
 
 @pytest.mark.parametrize(("agent", "spec", "code"), [
     (CrashingAgent, "crash", "CE"), (IllegalAgent, "illegal", "IL (add 7)"),

@@ -257,3 +257,23 @@ def test_a_finished_match_is_never_ended_again(tmp_path: Path) -> None:
         assert store.abandoned == []
         again = store.load(record.match_id)
     assert again.is_completed and not again.is_aborted
+
+
+def test_a_held_move_is_kept_until_a_step_of_its_match_is_written(tmp_path: Path) -> None:
+    with MatchStore(tmp_path / "m.sqlite3") as store:
+        record = MatchRecord(match_id="m", game_name="tiny", rules="", roles=["a", "b"],
+                             start_clock=10, play_clock=5, player_names=["p", "q"],
+                             is_human=[True, True], source="web")  # fmt: skip
+        record.states.append("(s 0)")
+        store.match_started(record)
+        store.hold_move("m", 0, "a", "(show heads)")
+        store.hold_move("m", 0, "a", "(show tails)")  # chosen again: the last one is held
+        assert store.held_moves("m", 0) == {"a": "(show tails)"}
+        assert store.held_moves("m", 1) == {} and store.held_moves("other", 0) == {}
+        assert "show" not in store.load("m").dumps()  # no part of the record
+        record.add_step(["(show tails)", "(show heads)"], ["", ""], "(s 1)", None)
+        store.step_played(record)
+        assert store.held_moves("m", 0) == {}
+        store.hold_move("m", 1, "b", "(show heads)")
+        store.save(record)  # a whole record written again (an undo) drops it too
+        assert store.held_moves("m", 1) == {}

@@ -304,3 +304,54 @@ def test_a_person_and_an_agent_choose_in_the_same_step(client: TestClient) -> No
     played = client.post(f"/api/sessions/{sid}/agent?role=even").json()
     assert played["turn"] == 1 and played["humans_to_move"] == ["even"]
     assert [st["move"] for st in played["view"]["steps"]] == ["(show tails)"]
+
+
+def test_a_move_that_waits_for_the_other_person_survives_a_restart(tmp_path: Path) -> None:
+    db = tmp_path / "w.sqlite3"
+    with TestClient(create_app(db, tmp_path, TEST_HOSTS)) as c:
+        s = _start(c, MATCHING, {"even": "human", "odd": "human"})
+        sid, token = s["id"], s["token"]
+        assert _move(c, sid, "even", "(show tails)")["humans_to_move"] == ["odd"]
+        odd_before = c.get(f"/api/sessions/{sid}/view/odd").json()["view"]
+    with TestClient(create_app(db, tmp_path, TEST_HOSTS)) as c:
+        c.headers[TOKEN_HEADER] = token
+        odd = _restored(c, f"/api/sessions/{sid}/view/odd")
+        assert odd["view"] == odd_before and odd["humans_to_move"] == ["odd"]
+        again = c.post(f"/api/sessions/{sid}/move", json={"role": "even", "move": "(show heads)"})
+        assert again.status_code == 400 and "already" in again.json()["error"]
+        both = _move(c, sid, "odd", "(show tails)")  # tails against the held tails: matched
+    assert both["turn"] == 1 and both["view"]["steps"][0]["percepts"] == ["matched"]
+    with MatchStore(db) as store:
+        assert store.load(sid).moves[0] == ["(show tails)", "(show tails)"]
+
+
+def test_a_held_move_the_rules_refuse_is_dropped_at_a_restart(tmp_path: Path) -> None:
+    db = tmp_path / "w.sqlite3"
+    with TestClient(create_app(db, tmp_path, TEST_HOSTS)) as c:
+        s = _start(c, MATCHING, {"even": "human", "odd": "human"})
+        sid, token = s["id"], s["token"]
+    with MatchStore(db) as store:  # the file edited by hand: moves no rule allows
+        store.hold_move(sid, 0, "even", "(show edge)")
+        store.hold_move(sid, 0, "nobody", "(show heads)")
+        store.hold_move(sid, 0, "odd", "(show heads)")
+    with TestClient(create_app(db, tmp_path, TEST_HOSTS)) as c:
+        c.headers[TOKEN_HEADER] = token
+        restored = _restored(c, f"/api/sessions/{sid}/view/even")
+        assert restored["turn"] == 0 and restored["humans_to_move"] == ["even"]
+        both = _move(c, sid, "even", "(show tails)")
+    assert both["turn"] == 1 and both["view"]["steps"][0]["percepts"] == []
+
+
+def test_a_restart_plays_the_step_every_person_had_chosen(tmp_path: Path) -> None:
+    """A server killed between keeping the last person's move and playing the step."""
+    db = tmp_path / "w.sqlite3"
+    with TestClient(create_app(db, tmp_path, TEST_HOSTS)) as c:
+        s = _start(c, MATCHING, {"even": "human", "odd": "human"})
+        sid, token = s["id"], s["token"]
+    with MatchStore(db) as store:
+        store.hold_move(sid, 0, "even", "(show heads)")
+        store.hold_move(sid, 0, "odd", "(show heads)")
+    with TestClient(create_app(db, tmp_path, TEST_HOSTS)) as c:
+        c.headers[TOKEN_HEADER] = token
+        played = _restored(c, f"/api/sessions/{sid}/view/odd")
+    assert played["turn"] == 1 and played["view"]["steps"][0]["percepts"] == ["matched"]
