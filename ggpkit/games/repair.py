@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,12 +57,24 @@ class _Line:
 
 
 class Repair:
-    """Local search for a line from ``base`` (a history of the view's first steps)."""
+    """Local search for a line from ``base`` (a history of the view's first steps).
+
+    ``start`` (joint moves from ``base``) is the line each run of the search starts
+    from, its moves kept where they stay legal (else a random line); ``wanted`` is a
+    condition the line's last state must also meet. From a line that already gives the
+    view, changes that keep every step fitting are accepted, so the search wanders
+    among the histories of the view until one meets ``wanted``: a referee, who knows
+    the true line, asks so whether a refused move was legal in a state the role could
+    not rule out."""
 
     def __init__(self, game: Game[Any], view: RoleView, rng: random.Random,
-                 base: History, deadline: float | None) -> None:  # fmt: skip
+                 base: History, deadline: float | None,
+                 start: Sequence[Sequence[Term]] | None = None,
+                 wanted: Callable[[Hashable], bool] | None = None) -> None:  # fmt: skip
         self.game, self.view, self.rng, self.deadline = game, view, rng, deadline
         self.base = base
+        self.start = start
+        self.wanted = wanted
         self.first = len(base) - 1
         """The view's step at which the line begins."""
         self.length = view.turn - self.first
@@ -82,8 +94,8 @@ class Repair:
         stop = self.spent + budget
         while self.spent < stop and not self._late():
             if self.best is None or self.stale >= PATIENCE_PER_STEP * self.length:
-                self.best, self.stale = self._replayed(_Line([self.base[-1]]), 0, None), 0
-            if self.best.score == self.length:
+                self.best, self.stale = self._replayed(self._fresh(), 0, None), 0
+            if self._found(self.best):
                 return (*self.base[:-1], *self.best.states)
             changed = self._changed(self.best)
             if changed is None:
@@ -92,9 +104,19 @@ class Repair:
             if changed.score >= self.best.score:
                 self.best = changed
         found = self.best
-        if found is not None and found.score == self.length:
+        if found is not None and self._found(found):
             return (*self.base[:-1], *found.states)
         return None
+
+    def _fresh(self) -> _Line:
+        """A line to start from: ``start``'s joint moves, else none (random ones)."""
+        return _Line([self.base[-1]], [list(joint) for joint in self.start or ()])
+
+    def _found(self, line: _Line) -> bool:
+        """Whether ``line`` gives the view at every step and meets ``wanted``."""
+        if line.score < self.length:
+            return False
+        return self.wanted is None or self.wanted(line.states[-1])
 
     def _late(self) -> bool:
         return self.deadline is not None and time.perf_counter() > self.deadline
@@ -155,11 +177,15 @@ def repair_line(
     base: History,
     budget: int,
     deadline: float | None = None,
+    start: Sequence[Sequence[Term]] | None = None,
+    wanted: Callable[[Hashable], bool] | None = None,
 ) -> History | None:
     """A history that gives ``view`` and begins with ``base`` (a history of its first
-    steps), found by local search within ``budget`` replayed steps and the ``deadline``
-    (``time.perf_counter()``); None when neither sufficed (which proves nothing)."""
-    return Repair(game, view, rng, base, deadline).run(budget)
+    steps), whose last state meets ``wanted`` where given, found by local search from
+    ``start`` (joint moves; else random ones) within ``budget`` replayed steps and the
+    ``deadline`` (``time.perf_counter()``); None when neither sufficed (which proves
+    nothing)."""
+    return Repair(game, view, rng, base, deadline, start, wanted).run(budget)
 
 
 __all__ = ["Repair", "repair_line"]
