@@ -92,6 +92,16 @@ async def test_a_start_whose_rules_load_too_slowly_is_answered_within_its_clock(
     assert await service.handle_text("(PLAY m1 NIL)") in ("(add 1)", "(add 2)")
 
 
+async def test_the_fallback_loads_while_the_slow_loader_runs_not_after_it() -> None:
+    """A fallback that needs more than the reserve the loader leaves it (rules read on a
+    busy core) is ready all the same: it started with the loader."""
+    service = _service(loader=_slow_loader(30), fallback_loader=_slow_loader(1.5))
+    began = time.monotonic()
+    assert await service.handle_text(f"(START m1 white ({TINY_GDL}) 3 2)") == "ready"
+    assert time.monotonic() - began < 3
+    assert await service.handle_text("(PLAY m1 NIL)") in ("(add 1)", "(add 2)")
+
+
 async def test_a_start_nothing_can_load_in_time_is_refused_in_time() -> None:
     service = _service(loader=_slow_loader(30), fallback_loader=_slow_loader(30))
     began = time.monotonic()
