@@ -123,6 +123,70 @@ def dependency_graph(rules: Iterable[Rule]) -> DependencyGraph:
     return graph
 
 
+def fluents_read(
+    rules: Sequence[Rule], head: str, first: Term | None = None
+) -> frozenset[str] | None:
+    """The fluents (the names of ``true``'s arguments) that the rules of the relation
+    ``head`` read, directly or through the relations they use; None where some rule
+    reads ``(true ?x)``, any fluent at all. With ``first``, only the rules whose head's
+    first argument may be ``first`` count (one role's ``legal`` rules).
+
+    Why: where a role's legal moves read few fluents (nature's deals in small Dominion
+    read the deck sizes and whose turn it is), states that agree on those fluents agree
+    on the moves, and a reasoner may keep the moves by them."""
+    by_head: dict[str, list[Rule]] = {}
+    for rule in rules:
+        if not isinstance(rule.head, Var):
+            by_head.setdefault(relation(rule.head), []).append(rule)
+    todo = [r for r in by_head.get(head, []) if first is None or _may_begin_with(r, first)]
+    done: set[str] = set()
+    fluents: set[str] = set()
+    while todo:
+        for lit in todo.pop().body:
+            for atom, _ in body_atoms(lit):
+                name = relation(atom)
+                if name == "true":
+                    fluent = atom.args[0] if isinstance(atom, Func) and atom.args else None
+                    if not isinstance(fluent, Const | Func):
+                        return None
+                    fluents.add(fluent.name)
+                elif name not in done:
+                    done.add(name)
+                    todo.extend(by_head.get(name, []))
+    return frozenset(fluents)
+
+
+def fluent_names(rules: Sequence[Rule]) -> frozenset[str] | None:
+    """The names of the facts a state can hold (the arguments of ``init`` and ``next``
+    heads); None where a head's argument is a variable (any fact at all)."""
+    names: set[str] = set()
+    for rule in rules:
+        head = rule.head
+        if isinstance(head, Func) and head.name in ("init", "next") and len(head.args) == 1:
+            fluent = head.args[0]
+            if not isinstance(fluent, Const | Func):
+                return None
+            names.add(fluent.name)
+    return frozenset(names)
+
+
+def _may_begin_with(rule: Rule, first: Term) -> bool:
+    """Whether ``rule``'s head may have ``first`` as its first argument: it is ``first``
+    itself, or a variable the body does not tell apart from it (``(distinct ?p random)``
+    keeps a player's rule from nature's moves)."""
+    head = rule.head
+    if not isinstance(head, Func) or not head.args:
+        return False
+    arg = head.args[0]
+    if not isinstance(arg, Var):
+        return arg == first
+    apart = {(arg, first), (first, arg)}
+    return not any(
+        isinstance(lit, Func) and lit.name == "distinct" and tuple(lit.args) in apart
+        for lit in rule.body
+    )
+
+
 def strongly_connected_components(edges: dict[str, set[str]]) -> list[list[str]]:
     """Strongly connected components, each sorted, dependencies before dependents.
 

@@ -9,6 +9,7 @@ from ggpkit.gdl.game_rules import (
     body_atoms,
     dependency_graph,
     expand_or,
+    fluents_read,
     negative_cycles,
     stratify_by_constants,
     strongly_connected_components,
@@ -73,3 +74,32 @@ def test_split_by_constants_breaks_goal_self_negation() -> None:
 def test_a_real_negative_cycle_is_left_unchanged() -> None:
     rules = parse_rules("(<= (p 1) (not (q 1))) (<= (q 1) (not (p 1)))")
     assert stratify_by_constants(rules) == rules
+
+
+DEALS = parse_rules("""
+(role dealer) (role player)
+(<= (legal dealer (deal ?n)) (true (control dealer)) (true (size ?s)) (below ?n ?s))
+(<= (legal ?p noop) (role ?p) (distinct ?p dealer) (not (true (control ?p))))
+(<= (legal ?p (buy ?c)) (true (control ?p)) (affords ?p ?c))
+(<= (affords ?p ?c) (true (money ?p ?m)) (not (true (sold ?c))) (cost ?c ?m))
+(<= (below ?n ?s) (succ ?n ?s))
+(<= (below ?n ?s) (succ ?n ?m) (below ?m ?s))
+(<= terminal (true ?anything))
+""")
+
+
+def test_the_fluents_a_roles_legal_moves_read_through_other_relations() -> None:
+    dealer, player = parse_term("dealer"), parse_term("player")
+    assert fluents_read(DEALS, "legal", dealer) == {"control", "size", "money", "sold"}
+    assert fluents_read(DEALS, "legal", player) == {"control", "money", "sold"}
+    assert fluents_read(DEALS, "legal") == {"control", "size", "money", "sold"}
+    assert fluents_read(DEALS, "terminal") is None  # (true ?anything): any fluent
+
+
+def test_a_variable_head_told_apart_from_the_role_is_not_its_rule() -> None:
+    rules = parse_rules("""
+    (<= (legal ?p noop) (role ?p) (distinct ?p nature) (true (turn ?p)))
+    (<= (legal nature (draw ?c)) (true (deck ?c)))
+    """)
+    assert fluents_read(rules, "legal", parse_term("nature")) == {"deck"}
+    assert fluents_read(rules, "legal", parse_term("alice")) == {"turn"}

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 
 import pytest
+from games.gdl2_support import MONTY_HALL
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -567,3 +568,67 @@ def test_dropped_contexts_leave_no_cyclic_garbage(compiled: bool) -> None:
         gc.set_debug(0)
         gc.garbage.clear()
     assert garbage == []
+
+
+MARKET = """
+(role dealer) (role buyer)
+(init (control dealer)) (init (size 2)) (init (money 1))
+(succ 0 1) (succ 1 2) (succ 2 3)
+(<= (lower ?a ?b) (succ ?a ?b))
+(<= (lower ?a ?c) (succ ?a ?b) (lower ?b ?c))
+(<= (legal dealer (deal ?n)) (true (control dealer)) (true (size ?s)) (lower ?n ?s))
+(<= (legal dealer wait) (true (control buyer)))
+(<= (legal ?p noop) (role ?p) (distinct ?p dealer) (true (control dealer)))
+(<= (legal buyer (buy ?n)) (true (control buyer)) (true (money ?m)) (lower ?n ?m))
+(<= (legal buyer pass) (true (control buyer)))
+(<= (next (control buyer)) (true (control dealer)))
+(<= (next (control dealer)) (true (control buyer)))
+(<= (next (money ?m)) (does dealer (deal ?m)))
+(<= (next (money ?m)) (true (money ?m)) (true (control buyer)))
+(<= (next (size ?t)) (true (size ?s)) (succ ?s ?t) (true (control buyer)))
+(<= (next (size ?s)) (true (size ?s)) (true (control dealer)))
+(<= terminal (true (size 3)) (true (control dealer)))
+(<= (goal ?r 50) (role ?r))
+"""
+"""The dealer's moves read whose turn it is and the deck's size, never the money."""
+
+
+def _fresh(text: str) -> Prover:
+    """A prover that keeps no legal moves across states (each list derived anew)."""
+    fresh = prover(text)
+    fresh._legal_reads = [None] * len(fresh.roles)
+    return fresh
+
+
+def _state(p: Prover, facts: str) -> object:
+    return p.state_from_facts(parse_term(f) for f in facts.split(";"))
+
+
+def test_legal_moves_are_kept_by_the_fluents_they_read_and_by_nothing_else() -> None:
+    p, fresh = prover(MARKET), _fresh(MARKET)
+    rich = _state(p, "(control dealer);(size 2);(money 1)")
+    poor = _state(p, "(control dealer);(size 2);(money 0)")
+    bigger = _state(p, "(control dealer);(size 3);(money 0)")
+    assert strs(p.legal(rich, 0)) == ["(deal 0)", "(deal 1)"]
+    assert len(p._legal_kept) == 1
+    assert p.legal(poor, 0) == fresh.legal(poor, 0)  # kept: the money is not read
+    assert len(p._legal_kept) == 1
+    assert strs(p.legal(bigger, 0)) == ["(deal 0)", "(deal 1)", "(deal 2)"]
+    assert p.legal(bigger, 1) == fresh.legal(bigger, 1) and len(p._legal_kept) == 3
+    buyer = _state(p, "(control buyer);(size 3);(money 2)")
+    assert strs(p.legal(buyer, 1)) == ["(buy 0)", "(buy 1)", "pass"]
+    broke = _state(p, "(control buyer);(size 3);(money 0)")
+    assert strs(p.legal(broke, 1)) == ["pass"]  # the buyer's moves read the money
+
+
+def test_kept_legal_moves_agree_with_fresh_ones_on_random_lines() -> None:
+    for text in (MARKET, MONTY_HALL):
+        p, fresh = prover(text), _fresh(text)
+        rng = random.Random(3)
+        for _ in range(30):
+            state = p.initial()
+            while not p.terminal(state):
+                moves = [p.legal(state, i) for i in range(len(p.roles))]
+                assert moves == [fresh.legal(state, i) for i in range(len(p.roles))]
+                state = p.next(state, [rng.choice(m) for m in moves])
+        assert p._legal_kept

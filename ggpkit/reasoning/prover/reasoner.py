@@ -56,6 +56,8 @@ from typing import Any, TypeVar, cast
 
 from ggpkit.gdl.game_rules import (
     expand_or,
+    fluent_names,
+    fluents_read,
     stratify_by_constants,
     strongly_connected_components,
 )
@@ -1144,6 +1146,27 @@ def _fresh_after_error(method: _Method) -> _Method:
     return cast("_Method", guarded)
 
 
+LEGAL_KEPT = 1024
+"""Legal-move lists a prover keeps by the fluents they read (across states and threads)."""
+
+
+def _fewer_fluents(rules: Sequence[Rule], role: Term) -> frozenset[str] | None:
+    """The fluents ``role``'s legal moves read where they are not all of them (else
+    None: keeping moves by every fact of a state keeps them by the state, which the
+    state's own memo does; looking them up cost 10% of the join code's random
+    playouts on ticTacToe, connectFour, breakthroughSmall, blocker and pentago)."""
+    reads = fluents_read(rules, "legal", role)
+    every = fluent_names(rules)
+    if reads is None or every is None or every <= reads:
+        return None
+    return reads
+
+
+def _functor(value: Any) -> Any:
+    """The name of an internal fact value (a constant is its own name)."""
+    return value if type(value) is str else value[0]
+
+
 class Prover:
     """The reference reasoner (see the module docstring). Implements ``Reasoner``.
 
@@ -1177,6 +1200,9 @@ class Prover:
         self.roles: tuple[str, ...] = tuple(order)
         self._role_values: list[Any] = [by_name[r] for r in order]
         self._cache_size = cache_size
+        self._legal_reads = [_fewer_fluents(rules, to_term(v)) for v in self._role_values]
+        self._legal_kept: OrderedDict[tuple[int, frozenset[Any]], list[Term]] = OrderedDict()
+        self._legal_lock = threading.Lock()
         self.name = "joincode" if compiled else "prover"
         self.batch: BatchPlayouts[ProverState] | None = None
         self._local = threading.local()
@@ -1208,11 +1234,34 @@ class Prover:
         key = f"legal{role_index}"
         found = memo.get(key)
         if found is None:
-            role = self._role_values[role_index]
-            moves = [v[2] for v in db.get("legal").facts if type(v) is tuple and v[1] == role]
-            found = sorted((to_term(m) for m in moves), key=str)
+            found = self._legal_by_fluents(db, state, role_index)
             memo[key] = found
         return list(found)
+
+    def _legal_by_fluents(self, db: _Db, state: ProverState, role_index: int) -> list[Term]:
+        """The role's legal moves, kept by the state's facts of the fluents its legal
+        rules read (:func:`~ggpkit.gdl.game_rules.fluents_read`) for every thread: the
+        histories a player samples share them where they differ only in what the moves
+        do not read (small Dominion's 8,000 deals of a deck of 20: 0.25 s each time on
+        the join code)."""
+        reads = self._legal_reads[role_index]
+        kept = None
+        if reads is not None:
+            kept = (role_index, frozenset(f for f in state if _functor(f) in reads))
+            with self._legal_lock:
+                found = self._legal_kept.get(kept)
+                if found is not None:
+                    self._legal_kept.move_to_end(kept)
+                    return found
+        role = self._role_values[role_index]
+        moves = [v[2] for v in db.get("legal").facts if type(v) is tuple and v[1] == role]
+        found = sorted((to_term(m) for m in moves), key=str)
+        if kept is not None:
+            with self._legal_lock:
+                self._legal_kept[kept] = found
+                if len(self._legal_kept) > LEGAL_KEPT:
+                    self._legal_kept.popitem(last=False)
+        return found
 
     @_fresh_after_error
     def next(self, state: ProverState, moves: Sequence[Term]) -> ProverState:
