@@ -46,6 +46,7 @@ from typing import Any
 
 from ggpkit.agents.mcts.batch_split import LANES, path_seconds, paths_sharing_a_batch
 from ggpkit.agents.mcts.goal_heuristic import banks_goals, goal_heuristic_weight
+from ggpkit.agents.mcts.material_check import pieces_guide_play
 from ggpkit.agents.mcts.material_heuristic import MATERIAL_WEIGHT, material_sets
 from ggpkit.agents.mcts.mobility_heuristic import mobility_foretells
 from ggpkit.agents.mcts.options import MCTSOptions
@@ -97,7 +98,7 @@ def decide_heuristics(game: Game[Any], options: SearchOptions) -> Heuristics:
         and (asked or not banks_goals(game, matches))
     ):
         pieces = material_sets(game, matches) or ()
-        if pieces:
+        if pieces and (asked or pieces_guide_play(game, pieces, matches, random.Random(1))):
             return Heuristics(options.material or MATERIAL_WEIGHT, pieces)
     if goals == 0.0 and wants_mobility and mobility_foretells(game, matches):
         return Heuristics(options.mobility, by_mobility=True)
