@@ -432,10 +432,11 @@ class PlayerService:
     async def _load(self, msg: Start, deadline: float) -> Game[Any] | None:
         """The game of ``msg``'s rules by ``deadline``: the loader's, else the prover's; or None.
 
-        The prover's load starts with the loader's, not after it gives up: it is cheap
-        (0.02 s for amazons on a torus), but a core busy with the last match's leftovers
-        can leave the event loop past the deadline by the time the loader is given up
-        (ggp-base's manager then sent 80 PLAYs to a player that had answered ``busy``)."""
+        The prover's load starts with the loader's, not after it gives up: it is cheap,
+        but a core busy with the last match's leftovers can leave the event loop past
+        the deadline by the time the loader is given up, and a player that answered
+        ``busy`` loses every move of a match its manager plays all the same (ggp-base's
+        does; docs/results.md, amazonsTorus in the sweep)."""
         loop = asyncio.get_running_loop()
         spare_load = _DroppableLoad(
             partial(self.fallback_loader, msg.rules, max(deadline - loop.time(), 0.0))

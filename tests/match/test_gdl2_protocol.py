@@ -518,7 +518,7 @@ both games outgrow the samplers late in long matches:
   samplers find no history of the whole view within a 2 s clock. The players then move
   in states deaf to some percepts: they get the turn wrong (``noop`` where the role was
   told it is to move: a true error) and try pawns the view shows taken, refusals the
-  check cannot prove unknowable (in one match, 20 refused moves, 2 proven).
+  check cannot prove unknowable (docs/results.md, the third stop of 2026-11-29).
 
 Issue 45 stays open for them."""
 

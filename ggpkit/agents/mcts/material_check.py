@@ -4,11 +4,11 @@
 go with the results of random matches. That is not enough: in suicide breakthrough (you
 win when the other side breaks through) random matches run as in breakthrough, and the
 same counts go with the results as well, the sides flipped; yet the default player that
-valued its leaves by them lost 10 matches of 10 to itself without them
-(breakthroughSuicideSmall, 0.5 s a move). A player that takes, in each state, the move
-whose next state's piece balance is best for it (one ply, ties broken at random) shows
-the difference at once: against random players it scored 85 of 100 in breakthroughSmall
-and 50 in its suicide variant, over 40 matches each. So the pieces are kept only where
+valued its leaves by them lost every match to itself without them. A player that takes,
+in each state, the move whose next state's piece balance is best for it (one ply, ties
+broken at random) shows the difference at once: against random players it wins most
+matches of breakthrough and half of its suicide variant's (docs/results.md, "suicide
+breakthrough"). So the pieces are kept only where
 such a player beats random ones by :data:`MIN_GAIN` points over what its seats score in
 random matches, or where too few such matches end within :data:`CHECK_CPU_SECONDS` to
 tell (the big games: they keep the pieces, as before this check).

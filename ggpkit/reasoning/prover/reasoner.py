@@ -1153,8 +1153,8 @@ LEGAL_KEPT = 1024
 def _fewer_fluents(rules: Sequence[Rule], role: Term) -> frozenset[str] | None:
     """The fluents ``role``'s legal moves read where they are not all of them (else
     None: keeping moves by every fact of a state keeps them by the state, which the
-    state's own memo does; looking them up cost 10% of the join code's random
-    playouts on ticTacToe, connectFour, breakthroughSmall, blocker and pentago)."""
+    state's own memo does, and the lookup would slow every call; docs/results.md,
+    "nature's deals kept by what they read")."""
     reads = fluents_read(rules, "legal", role)
     every = fluent_names(rules)
     if reads is None or every is None or every <= reads:
@@ -1242,8 +1242,8 @@ class Prover:
         """The role's legal moves, kept by the state's facts of the fluents its legal
         rules read (:func:`~ggpkit.gdl.game_rules.fluents_read`) for every thread: the
         histories a player samples share them where they differ only in what the moves
-        do not read (small Dominion's 8,000 deals of a deck of 20: 0.25 s each time on
-        the join code)."""
+        do not read (small Dominion's nature lists thousands of deals, read from the deck
+        sizes and the turn alone)."""
         reads = self._legal_reads[role_index]
         kept = None
         if reads is not None:
