@@ -68,7 +68,7 @@ def _greedy_match(
     """The greedy seat's goal at the end of one match against random players; None
     past ``deadline`` (``time.process_time()``)."""
 
-    def _worth(game: Game[Any], state: Hashable, joint: list[Term], move: Term) -> float:
+    def worth(state: Hashable, joint: list[Term], move: Term) -> float:
         after = game.next_state(state, [move if k == seat else m for k, m in enumerate(joint)])
         return _balance(game, after, pieces, seat) + rng.random() / 2  # ties at random
 
@@ -76,10 +76,10 @@ def _greedy_match(
     while not game.is_terminal(state):
         if time.process_time() > deadline:
             return None
-        joint = [rng.choice(moves) for moves in game.all_legal_moves(state)]
-        options = game.legal_moves(state, game.roles[seat])
-        if len(options) > 1:
-            joint[seat] = max(options, key=lambda move: _worth(game, state, joint, move))
+        legal = game.all_legal_moves(state)
+        joint = [rng.choice(moves) for moves in legal]
+        if len(legal[seat]) > 1:
+            joint[seat] = max(legal[seat], key=lambda move: worth(state, joint, move))
         state = game.next_state(state, joint)
     return float(game.goals(state)[game.roles[seat]])
 
