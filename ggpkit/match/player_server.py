@@ -242,7 +242,10 @@ class _DroppableLoad:
 
     The load runs on in its thread after a timeout; whichever of :meth:`drop` and the
     load's end comes second cancels the game's late propnet, so no child compiles on
-    for a match that never was.
+    for a match that never was. The game's ``info`` is probed in the load too: a GDL
+    game probes it by random playouts on first access, seconds on rules that do not
+    ground, and START reads it; on the event loop that stalled every deadline of the
+    START (a late answer, docs/results.md: checkers-mustjump-torus in the sweep).
     """
 
     def __init__(self, load: Callable[[], Game[Any]]) -> None:
@@ -253,6 +256,7 @@ class _DroppableLoad:
     def __call__(self) -> Game[Any]:
         game = self._load()
         self._made.append(game)
+        game.info  # noqa: B018 - the probe, here and not on the event loop
         if self._dropped.is_set():
             self.drop()
         return game
@@ -417,8 +421,10 @@ class PlayerService:
         if problem:
             log.warning("START %s: %s", msg.match_id, problem)
         await _warm_up(game, deadline - loop.time())
-        record = await in_daemon_thread(lambda: self._new_record(msg, game))
-        match = _Match(msg.match_id, msg.role, game, game.initial_state(), runner,
+        record, state = await in_daemon_thread(
+            lambda: (self._new_record(msg, game), game.initial_state())
+        )
+        match = _Match(msg.match_id, msg.role, game, state, runner,
                        msg.play_clock, record, heard=arrived + msg.start_clock)  # fmt: skip
         if game.info.imperfect:  # played from the view: no true state is ever kept
             match.view = match.state = RoleView(msg.role)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from ggpkit.games.api import Game
+from ggpkit.games.api import Game, GameInfo
 from ggpkit.games.gdl.game import GdlGame
 from ggpkit.gdl.terms import Term
 from ggpkit.match import player_server
@@ -100,6 +100,36 @@ async def test_the_fallback_loads_while_the_slow_loader_runs_not_after_it() -> N
     assert await service.handle_text(f"(START m1 white ({TINY_GDL}) 3 2)") == "ready"
     assert time.monotonic() - began < 3
     assert await service.handle_text("(PLAY m1 NIL)") in ("(add 1)", "(add 2)")
+
+
+class _SlowToProbe(TinyGame):
+    """A game whose ``info`` takes a while on first access, like a GDL game's probe by
+    random playouts on rules that do not ground."""
+
+    probe_seconds = 2.0
+
+    @property  # type: ignore[override]
+    def info(self) -> GameInfo:
+        if not self._probed:
+            time.sleep(self.probe_seconds)
+            self._probed = True
+        return self._info
+
+    @info.setter
+    def info(self, value: GameInfo) -> None:
+        self._info, self._probed = value, False
+
+
+async def test_a_game_s_slow_probe_never_stalls_the_event_loop() -> None:
+    """START reads the game's info; its probe runs in the load's thread, so other
+    messages are answered meanwhile and the START's own deadlines hold."""
+    service = _service(loader=lambda rules, limit: _SlowToProbe(), fallback_loader=stub_loader)
+    began = time.monotonic()
+    start = asyncio.ensure_future(service.handle_text(f"(START m1 white ({TINY_GDL}) 10 2)"))
+    await asyncio.sleep(0.3)  # a stalled loop wakes this only when the probe is over
+    assert await service.handle_text("(INFO)") != ""
+    assert time.monotonic() - began < 1.3  # not after the probe's 2 s
+    assert await start == "ready"
 
 
 async def test_a_start_nothing_can_load_in_time_is_refused_in_time() -> None:
