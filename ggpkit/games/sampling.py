@@ -80,9 +80,17 @@ class DeadStates:
     walk that heeds percepts may live for one that heeds only the role's own moves.
     """
 
-    def __init__(self, use_percepts: bool = True) -> None:
+    def __init__(self, use_percepts: bool = True, heed_from: int = 0) -> None:
         self.use_percepts = use_percepts
+        self.heed_from = heed_from
+        """The first step whose percepts a walk heeds (with ``use_percepts``): a last
+        resort that cannot give the whole view may still give its latest steps, which
+        say most about the state the role is now in (whose turn it is, say)."""
         self._dead: set[tuple[int, Hashable]] = set()
+
+    def heeds(self, step: int) -> bool:
+        """Whether a walk under these dead states must give the percepts of ``step``."""
+        return self.use_percepts and step >= self.heed_from
 
     def __contains__(self, key: tuple[int, Hashable]) -> bool:
         return key in self._dead
@@ -268,7 +276,7 @@ class _Options:
                  deadline: float | None = None) -> None:  # fmt: skip
         self.game, self.state, self.view, self.step = game, state, view, step
         self.rng = rng
-        self.use_percepts = dead.use_percepts
+        self.use_percepts = dead.heeds(step)
         self.dead = dead
         self.deadline = deadline
         options = _options_of(game, state, view, step)

@@ -245,3 +245,24 @@ def test_a_greedy_walk_gives_the_percepts_it_can_where_no_history_gives_them_all
     assert walked is not None and "(got 2 1)" in {str(f) for f in game.facts(walked.state)}
     late = greedy_history(game, exact, random.Random(1), start, deadline=0.0)
     assert late is not None and late.line == start.line  # the walk so far: none of it
+
+
+@pytest.mark.parametrize("number", [2, 7])
+def test_a_walk_from_a_step_on_gives_the_latest_percepts_where_the_whole_view_fails(
+    hidden: GdlGame, number: int
+) -> None:
+    """A view no line gives (a percept at step 3 that the rules never give), whose last
+    step shows the hidden number: a walk that heeds the last step only finds the number,
+    every time; one that heeds every step finds nothing, and a deaf one guesses."""
+    look = parse_term("look")
+    wrong = frozenset({parse_term("(hidden 5)")})
+    view = RoleView("watcher")
+    for step in range(STIRS + 1):
+        view = view.then(look, wrong if step == 3 else frozenset())
+    view = view.then(look, frozenset({parse_term(f"(hidden {number})")}))
+    assert sample_hypothesis(hidden, view, random.Random(0), budget=2_000) is None
+    for seed in range(10):
+        last = DeadStates(heed_from=view.turn - 1)
+        found = sample_hypothesis(hidden, view, random.Random(seed), budget=2_000, dead=last)
+        assert found is not None
+        assert f"(hidden {number})" in {str(f) for f in hidden.facts(found.state)}

@@ -202,26 +202,28 @@ class HistoryBag:
         :data:`LATE_GRACE`: short walks from the start that heed every percept; else the
         histories of the last turn (or the last that had any) walked on with the new
         steps' own moves only (their percepts not heeded: the state may differ from the
-        truth in what was just perceived, but keeps all that was known before); else
-        walks from the start that heed the own moves only. A state near the truth beats
+        truth in what was just perceived, but keeps all that was known before), first
+        heeding the percepts of the last step (which tell most about the state the role
+        is now in: whose turn it is), then not; else walks from the start that heed the
+        own moves only. A state near the truth beats
         no move; no state at all leaves the bag empty, and the agent fails the move (the
         referee plays a random one) rather than be late."""
-        heed = self.use_percepts
-        kinds: list[list[tuple[Hypothesis | None, bool]]] = [
-            [(None, heed)] * LATE_TRIES,
-            [(h, False) for h in before[:LATE_TRIES]],
-            [(None, False)] * LATE_TRIES,
+        heed, latest = self.use_percepts, max(view.turn - 1, 0)
+        kinds: list[tuple[float, list[tuple[Hypothesis | None, DeadStates]]]] = [
+            (1.0, [(None, self.dead)] * LATE_TRIES),
+            (0.5, [(h, DeadStates(heed, latest)) for h in before[:LATE_TRIES]]),
+            (0.5, [(h, DeadStates(False)) for h in before[:LATE_TRIES]]),
+            (1.0, [(None, DeadStates(False))] * LATE_TRIES),
         ]
-        for kind in kinds:
-            grace = time.perf_counter() + LATE_GRACE
-            for start, use_percepts in kind:
-                dead = self.dead if use_percepts == self.use_percepts else None
+        for share, kind in kinds:
+            grace = time.perf_counter() + share * LATE_GRACE
+            for start, dead in kind:
                 found = sample_hypothesis(
-                    game, view, self.rng, start, WALK_BUDGET, grace, use_percepts, dead
+                    game, view, self.rng, start, WALK_BUDGET, grace, dead.use_percepts, dead
                 )
                 if found is not None and not game.is_terminal(found.state):
                     self.hypotheses.append(found)
-                    self.relaxed = use_percepts != self.use_percepts
+                    self.relaxed = dead is not self.dead
                     return
 
     def histories(self) -> list[History]:

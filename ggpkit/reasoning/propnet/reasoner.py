@@ -108,6 +108,11 @@ class PropnetReasoner:
             )
             for r in range(len(net.roles))
         ]
+        self._sees_src = net.sees_lits >> 1
+        self._sees_neg = (net.sees_lits & 1).astype(np.uint8)
+        self._all_percepts = [(r, p) for r, ps in enumerate(net.percepts) for p in ps]
+        """Each percept literal's role and term, in ``sees_lits`` order: a step reads
+        the few that hold, not every one a role could ever see."""
         init = np.asarray(net.init, dtype=np.uint8)
         self._initial = self._pack(init)
         self._split_lock = threading.Lock()
@@ -315,18 +320,14 @@ class PropnetReasoner:
 
     def percepts(self, state: bytes, moves: Sequence[Term]) -> tuple[frozenset[Term], ...]:
         """GDL-II's ``sees`` after a joint move: phase B's percept literals, per role."""
-        net = self.net
         val, does = self._with_moves(state, moves)
-        lits = net.sees_lits
-        on = (val[lits >> 1] ^ (lits & 1).astype(np.uint8)).tolist()
+        on = np.flatnonzero(val[self._sees_src] ^ self._sees_neg).tolist()
         val[does] = 0
-        if not net.percepts:  # a network built without percepts: GDL gives none
-            return tuple(frozenset() for _ in self.roles)
-        starts = net.sees_start.tolist()
-        return tuple(
-            frozenset(p for i, p in enumerate(percepts) if on[starts[r] + i])
-            for r, percepts in enumerate(net.percepts)
-        )
+        seen: list[list[Term]] = [[] for _ in self.roles]
+        for i in on:  # a network built without percepts has none: GDL gives none
+            role, percept = self._all_percepts[i]
+            seen[role].append(percept)
+        return tuple(frozenset(terms) for terms in seen)
 
     def _with_moves(
         self, state: bytes, moves: Sequence[Term]
