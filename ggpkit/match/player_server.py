@@ -242,10 +242,12 @@ class _DroppableLoad:
 
     The load runs on in its thread after a timeout; whichever of :meth:`drop` and the
     load's end comes second cancels the game's late propnet, so no child compiles on
-    for a match that never was. The game's ``info`` is probed in the load too: a GDL
-    game probes it by random playouts on first access, seconds on rules that do not
-    ground, and START reads it; on the event loop that stalled every deadline of the
-    START (a late answer, docs/results.md: checkers-mustjump-torus in the sweep).
+    for a match that never was. A load late for START but kept for the match (the
+    fallback plays meanwhile) is a successor instead: :meth:`ready` gives its faster
+    engine once it has one. The game's ``info`` is probed in the load too: a GDL game
+    probes it by random playouts on first access, seconds on rules that do not ground,
+    and START reads it; on the event loop that stalled every deadline of the START (a
+    late answer, docs/results.md: checkers-mustjump-torus in the sweep).
     """
 
     def __init__(self, load: Callable[[], Game[Any]]) -> None:
@@ -268,6 +270,32 @@ class _DroppableLoad:
             if pending is not None:
                 pending.cancel()
 
+    cancel = drop
+
+    @property
+    def failed(self) -> bool:
+        """Whether the load ended without an engine faster than the fallback's, or was
+        dropped: nothing will come of it."""
+        return self._dropped.is_set() or (bool(self._made) and self._faster() is None)
+
+    def ready(self) -> Game[Any] | None:
+        """The game on the faster engine the load made, once made (its propnet, where
+        that was still compiling when the load ended); None until then, or ever."""
+        faster = self._faster()
+        if isinstance(faster, PendingPropnet):
+            return faster.ready()
+        return faster
+
+    def _faster(self) -> Game[Any] | PendingPropnet[GdlGame] | None:
+        if not self._made or self._dropped.is_set():
+            return None
+        game = self._made[0]
+        pending = pending_propnet(game)
+        if pending is not None:
+            return None if pending.failed else pending
+        slow = isinstance(game, GdlGame) and game.reasoner_name in ("prover", "joincode")
+        return None if slow else game
+
 
 @dataclass
 class _Match:
@@ -282,6 +310,9 @@ class _Match:
     """Loop time of the last message about this match (for the silence limit)."""
     deferred: int = 0
     """Moves a ready late propnet has waited for (see :data:`SWITCH_DEFER_LIMIT`)."""
+    successor: _DroppableLoad | None = None
+    """The loader's load, late for START and going on while the fallback plays: its
+    engine takes over once ready, as a late propnet does (:func:`_upgrade`)."""
     watcher: asyncio.Task[None] | None = None
     """The task that ends the match after too long a silence."""
     view: RoleView | None = None
@@ -408,9 +439,10 @@ class PlayerService:
             return "busy"
         loop = asyncio.get_running_loop()
         deadline = arrived + msg.start_clock - safety_margin(msg.start_clock)
-        game = await self._load(msg, deadline)
-        if game is None:
+        loaded = await self._load(msg, deadline)
+        if loaded is None:
             return "busy"
+        game, successor = loaded
         log.info("START %s: %s plays %s, %.1f s after START", msg.match_id,
                  type(game).__name__, msg.role, loop.time() - arrived)  # fmt: skip
         agent = self.agent_factory()
@@ -424,25 +456,31 @@ class PlayerService:
         record, state = await in_daemon_thread(
             lambda: (self._new_record(msg, game), game.initial_state())
         )
-        match = _Match(msg.match_id, msg.role, game, state, runner,
-                       msg.play_clock, record, heard=arrived + msg.start_clock)  # fmt: skip
+        match = _Match(msg.match_id, msg.role, game, state, runner, msg.play_clock, record,
+                       heard=arrived + msg.start_clock, successor=successor)  # fmt: skip
         if game.info.imperfect:  # played from the view: no true state is ever kept
             match.view = match.state = RoleView(msg.role)
         self.current = match
         self._record(self.recorder.match_started, record)
         match.watcher = asyncio.create_task(self._end_when_silent(match))
-        if pending_propnet(game) is None:  # a late propnet's compile needs the core more
+        if _upgrade(match) is None:  # a late propnet's compile needs the core more
             await runner.ponder(game, match.state, msg.role, deadline - loop.time())
         return "ready"
 
-    async def _load(self, msg: Start, deadline: float) -> Game[Any] | None:
-        """The game of ``msg``'s rules by ``deadline``: the loader's, else the prover's; or None.
+    async def _load(
+        self, msg: Start, deadline: float
+    ) -> tuple[Game[Any], _DroppableLoad | None] | None:
+        """The game of ``msg``'s rules by ``deadline``: the loader's, else the prover's,
+        then with the loader's load going on as its successor; or None.
 
         The prover's load starts with the loader's, not after it gives up: it is cheap,
         but a core busy with the last match's leftovers can leave the event loop past
         the deadline by the time the loader is given up, and a player that answered
         ``busy`` loses every move of a match its manager plays all the same (ggp-base's
-        does; docs/results.md, amazonsTorus in the sweep)."""
+        does; docs/results.md, amazonsTorus in the sweep). A late loader is not dropped
+        but kept: its propnet, compiling, takes over at a later move (dropped, every
+        game whose propnet is not built within the start clock was played on the prover
+        to its end: chess_200 in the sweep)."""
         loop = asyncio.get_running_loop()
         spare_load = _DroppableLoad(
             partial(self.fallback_loader, msg.rules, max(deadline - loop.time(), 0.0))
@@ -452,12 +490,17 @@ class PlayerService:
         load = _DroppableLoad(partial(self.loader, msg.rules, seconds))
         try:
             game = await _ready(msg, load, in_daemon_thread(load), seconds)
-            if game is None:
-                return await _ready(msg, spare_load, spare, deadline - loop.time())
-            spare_load.drop()
-            spare.cancel()
-            return game
+            if game is not None:
+                spare_load.drop()
+                spare.cancel()
+                return game, None
+            fallback = await _ready(msg, spare_load, spare, deadline - loop.time())
+            if fallback is None:
+                load.drop()
+                return None
+            return fallback, load
         except _Unplayable as e:  # rules we cannot play: refuse the match, stay available
+            load.drop()
             spare_load.drop()
             spare.cancel()
             log.warning("START %s refused: %s", msg.match_id, e.__cause__)
@@ -528,7 +571,7 @@ class PlayerService:
             return "noop"  # nothing is legal; the manager should have sent STOP
         await self._take_late_propnet(match, deadline)
         game = match.game
-        ponder = pending_propnet(game) is None  # a late propnet's compile needs the core more
+        ponder = _upgrade(match) is None  # a late propnet's compile needs the core more
         choice = await match.runner.select(
             game, match.state, match.role, deadline - loop.time(), ponder=ponder
         )
@@ -537,30 +580,38 @@ class PlayerService:
         return str(choice.move)
 
     async def _take_late_propnet(self, match: _Match, deadline: float) -> None:
-        """Move the match onto its late propnet once built: the state by its facts, and
-        the agent restarted on it, in a whole play clock where the player has no choice
-        to make, else (after :data:`SWITCH_DEFER_LIMIT` moves) in half of one."""
-        pending = pending_propnet(match.game)
+        """Move the match onto its late propnet (or the late load's engine) once built:
+        the state by its facts, and the agent restarted on it, in a whole play clock
+        where the player has no choice to make, else (after :data:`SWITCH_DEFER_LIMIT`
+        moves) in half of one. An engine that cannot take the state is given up."""
+        pending = _upgrade(match)
         twin = None if pending is None else pending.ready()
-        if twin is None:
+        if pending is None or twin is None:
             return
         loop = asyncio.get_running_loop()
         old, state = match.game, match.state
+        free = False  # with a view, whether a move is forced is unknown
         if match.view is None:
-            state = await in_daemon_thread(lambda: twin.state_from_facts(old.facts(state)))
+            try:
+                state = await in_daemon_thread(lambda: twin.state_from_facts(old.facts(state)))
+            except GameError as e:
+                log.warning("match %s: the late engine is given up: %s", match.match_id, e)
+                pending.cancel()
+                match.successor = None
+                return
             free = len(await in_daemon_thread(lambda: twin.legal_moves(state, match.role))) == 1
-        else:  # a view holds for any engine of the rules; whether a move is forced is unknown
-            match.line, match.own_line, free = None, None, False
-            match.dead = DeadStates()
         if not free and match.deferred < SWITCH_DEFER_LIMIT:
             match.deferred += 1
             return
+        if match.view is not None:  # a view holds for any engine; its lines do not
+            match.line, match.own_line, match.dead = None, None, DeadStates()
         seconds = deadline - loop.time()
         problem = await match.runner.start(twin, match.role, seconds if free else seconds / 2)
-        match.game, match.state = twin, state
-        log.info("match %s: now on the propnet built during the match", match.match_id)
+        match.game, match.state, match.successor = twin, state, None
+        log.info("match %s: now on the %s built during the match", match.match_id,
+                 twin.reasoner_name if isinstance(twin, GdlGame) else "native engine")  # fmt: skip
         if problem:
-            log.warning("match %s: restarting on the propnet: %s", match.match_id, problem)
+            log.warning("match %s: restarting on the faster engine: %s", match.match_id, problem)
 
     async def _stop(self, msg: Stop) -> str:
         match = self.current
@@ -691,9 +742,9 @@ class PlayerService:
         if self.current is not match:
             return
         self.current = None
-        pending = pending_propnet(match.game)
-        if pending is not None:
-            pending.cancel()
+        for pending in (pending_propnet(match.game), match.successor):
+            if pending is not None:
+                pending.cancel()
         match.record.is_aborted = aborted
         self._record(self.recorder.match_ended, match.record)
         await match.runner.stop()
@@ -706,6 +757,16 @@ class PlayerService:
             log.error("recording match %s failed: %s", record.match_id, e)
 
 
+def _upgrade(match: _Match) -> PendingPropnet[GdlGame] | _DroppableLoad | None:
+    """What the match will move onto once it is ready: its game's late propnet, else the
+    load that was late for START; None where nothing is coming."""
+    pending = pending_propnet(match.game)
+    if pending is not None:
+        return pending
+    successor = match.successor
+    return None if successor is None or successor.failed else successor
+
+
 class _Unplayable(Exception):
     """A START's rules failed to load or lack its role (the cause is the loader's error)."""
 
@@ -714,13 +775,13 @@ async def _ready(
     msg: Start, load: _DroppableLoad, running: Awaitable[Game[Any]], seconds: float
 ) -> Game[Any] | None:
     """The game ``running`` loads if it is ready within ``seconds`` and has ``msg``'s role;
-    None (the load dropped) when it is late; :class:`_Unplayable` when it failed."""
+    None when it is late (the load goes on: the caller keeps or drops it);
+    :class:`_Unplayable` when it failed."""
     try:
         game = await asyncio.wait_for(running, max(seconds, 0.0))
         game.role_index(msg.role)
         return game
     except TimeoutError:
-        load.drop()
         log.warning("START %s: rules not loaded in %.1f s", msg.match_id, seconds)
         return None
     except Exception as e:
