@@ -20,9 +20,9 @@ Peers may be hostile or broken, so:
 - clocks count from the message's arrival, and must be finite and positive;
 - a START whose rules do not load within the start clock falls back to the
   reference prover (no grounding), and is answered ``busy`` in time if even that
-  does not load; a propnet that was late goes on compiling in its child for
-  :data:`LATE_COMPILE_SECONDS`, and the match moves onto it at the first move it
-  is ready by (:meth:`PlayerService._take_late_propnet`);
+  does not load; the late load goes on, a propnet that was late goes on compiling
+  in its child for :data:`LATE_COMPILE_SECONDS`, and the match moves onto either
+  at the first move it is ready by (:meth:`PlayerService._take_late_propnet`);
 - a match the manager stops talking about (three play clocks of silence) gives way
   to the next START, and is ended as aborted after a long silence even without one;
 - the player's record of a match has its own id (the manager's id, the player's
