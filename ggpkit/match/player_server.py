@@ -74,7 +74,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from ggpkit.agents.base import Agent
 from ggpkit.agents.hidden import for_imperfect_information
 from ggpkit.errors import GgpkitError
-from ggpkit.games.api import Game, GameError
+from ggpkit.games.api import Game, GameError, Information
 from ggpkit.games.gdl.game import GdlGame
 from ggpkit.games.gdl.pending_propnet import PendingPropnet
 from ggpkit.games.information import History, Hypothesis
@@ -244,10 +244,7 @@ class _DroppableLoad:
     load's end comes second cancels the game's late propnet, so no child compiles on
     for a match that never was. A load late for START but kept for the match (the
     fallback plays meanwhile) is a successor instead: :meth:`ready` gives its faster
-    engine once it has one. The game's ``info`` is probed in the load too: a GDL game
-    probes it by random playouts on first access, seconds on rules that do not ground,
-    and START reads it; on the event loop that stalled every deadline of the START (a
-    late answer, docs/results.md: checkers-mustjump-torus in the sweep).
+    engine once it has one.
     """
 
     def __init__(self, load: Callable[[], Game[Any]]) -> None:
@@ -258,7 +255,6 @@ class _DroppableLoad:
     def __call__(self) -> Game[Any]:
         game = self._load()
         self._made.append(game)
-        game.info  # noqa: B018 - the probe, here and not on the event loop
         if self._dropped.is_set():
             self.drop()
         return game
@@ -446,7 +442,8 @@ class PlayerService:
         log.info("START %s: %s plays %s, %.1f s after START", msg.match_id,
                  type(game).__name__, msg.role, loop.time() - arrived)  # fmt: skip
         agent = self.agent_factory()
-        if game.info.imperfect and not agent.plays_from_views:
+        imperfect, _ = _declared(game)
+        if imperfect and not agent.plays_from_views:
             agent = for_imperfect_information(agent)  # as LocalPlayer does
         runner = AgentRunner(agent, random.Random(self.rng.random()))
         problem = await runner.start(game, msg.role, deadline - loop.time())
@@ -458,7 +455,7 @@ class PlayerService:
         )
         match = _Match(msg.match_id, msg.role, game, state, runner, msg.play_clock, record,
                        heard=arrived + msg.start_clock, successor=successor)  # fmt: skip
-        if game.info.imperfect:  # played from the view: no true state is ever kept
+        if imperfect:  # played from the view: no true state is ever kept
             match.view = match.state = RoleView(msg.role)
         self.current = match
         self._record(self.recorder.match_started, record)
@@ -517,7 +514,7 @@ class PlayerService:
             player_names=[self.name if r == msg.role else "" for r in game.roles],
             is_human=[False for _ in game.roles],
             source="player",
-            chance_role=game.info.chance_role,
+            chance_role=_declared(game)[1],
         )
         record.add_state(facts_text(game.facts(game.initial_state())))  # known to every role
         return record
@@ -755,6 +752,17 @@ class PlayerService:
             method(record)
         except Exception as e:
             log.error("recording match %s failed: %s", record.match_id, e)
+
+
+def _declared(game: Game[Any]) -> tuple[bool, str | None]:
+    """Whether ``game`` is of imperfect information, and its chance role, as its rules
+    declare them: START must not read a GDL game's ``info``, which it probes on first
+    access by random playouts (seconds on rules that do not ground; on the event loop
+    they stalled every deadline of the START, docs/results.md: checkers-mustjump-torus
+    in the sweep). The agent's metagaming, in its thread and on its clock, probes it."""
+    if isinstance(game, GdlGame):
+        return game.information is Information.IMPERFECT, game.chance_role
+    return game.info.imperfect, game.info.chance_role
 
 
 def _upgrade(match: _Match) -> PendingPropnet[GdlGame] | _DroppableLoad | None:

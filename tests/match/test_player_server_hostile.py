@@ -12,7 +12,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from ggpkit.games.api import Game, GameInfo
-from ggpkit.games.gdl.game import GdlGame
+from ggpkit.games.gdl.game import GdlGame, load_kif_text
 from ggpkit.gdl.terms import Term
 from ggpkit.match import player_server
 from ggpkit.match.player_server import (
@@ -102,28 +102,24 @@ async def test_the_fallback_loads_while_the_slow_loader_runs_not_after_it() -> N
     assert await service.handle_text("(PLAY m1 NIL)") in ("(add 1)", "(add 2)")
 
 
-class _SlowToProbe(TinyGame):
-    """A game whose ``info`` takes a while on first access, like a GDL game's probe by
+def _slow_to_probe(rules: str, seconds: float) -> Game[Any]:
+    """The rules' GDL game, whose ``info`` takes 2 s on first access, like a probe by
     random playouts on rules that do not ground."""
+    game = load_kif_text(rules, "<START>", reasoner="joincode")
+    probe = game._probe_info
 
-    probe_seconds = 2.0
+    def slow_probe() -> GameInfo:
+        time.sleep(2.0)
+        return probe()
 
-    @property  # type: ignore[override]
-    def info(self) -> GameInfo:
-        if not self._probed:
-            time.sleep(self.probe_seconds)
-            self._probed = True
-        return self._info
-
-    @info.setter
-    def info(self, value: GameInfo) -> None:
-        self._info, self._probed = value, False
+    game._probe_info = slow_probe  # type: ignore[method-assign]
+    return game
 
 
 async def test_a_game_s_slow_probe_never_stalls_the_event_loop() -> None:
-    """START reads the game's info; its probe runs in the load's thread, so other
-    messages are answered meanwhile and the START's own deadlines hold."""
-    service = _service(loader=lambda rules, limit: _SlowToProbe(), fallback_loader=stub_loader)
+    """START reads what the rules declare, never the probed ``info`` (the agent's
+    metagaming probes it, in its thread): other messages are answered meanwhile."""
+    service = _service(loader=_slow_to_probe, fallback_loader=stub_loader)
     began = time.monotonic()
     start = asyncio.ensure_future(service.handle_text(f"(START m1 white ({TINY_GDL}) 10 2)"))
     await asyncio.sleep(0.3)  # a stalled loop wakes this only when the probe is over
