@@ -265,6 +265,10 @@ def main() -> None:
     args = parse_args()
     games = two_role_games() if args.games == "all" else args.games.split(",")
     games = [game for game in games if game not in set(args.skip.split(","))]
+    missing = [game for game in games if not (GAMES / f"{game}.kif").is_file()]
+    if missing:  # else every match fails and is written to the results file as played
+        raise SystemExit(f"no {', '.join(missing[:3])} in {GAMES} (the public games beside "
+                         "the checkout, or a worktree: link ../shared there)")  # fmt: skip
     entries = done_matches(args.results)
     done = {(e["game"], e["round"], e["seat"]) for e in entries}
     plan = [(g, r, seat) for g in games for r in range(args.rounds) for seat in (0, 1)]

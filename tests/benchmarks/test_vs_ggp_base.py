@@ -42,6 +42,17 @@ def test_both_role_orders_are_played_and_scored() -> None:
     assert all(p in (0, 50, 100) for p in tally["points"])
 
 
+def test_a_game_missing_from_the_corpus_stops_the_run_before_any_match(tmp_path: Path) -> None:
+    """A checkout without the corpus beside it (a worktree elsewhere) must not write a
+    failed match for every game into the results file."""
+    results = tmp_path / "sweep.jsonl"
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "vs_ggp_base.py"), "--games",
+           "noSuchGame", "--results", str(results), "--ggp-base", str(tmp_path)]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0 and "noSuchGame" in done.stderr
+    assert not results.exists()
+
+
 def test_the_opponent_never_imports_this_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
     """An opponent that is another install of ggpkit must run its own code: with our
     PYTHONPATH (or a cwd in this repository) its ``python -m ggpkit`` imports ours, and
