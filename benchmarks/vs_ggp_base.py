@@ -350,6 +350,33 @@ def interval(points: list[int]) -> float:
     return 1.96 * math.sqrt(variance / n)
 
 
+def counted_summary(entries: list[dict[str, object]]) -> str:
+    """The matches without an error on either side apart from the others: a late or
+    illegal move replaced by a random one says little about strength, so a comparison
+    counts only clean matches, by ggpkit's share of both sides' points."""
+    clean, faulty = Tally(), Tally()
+    theirs = 0
+    for entry in entries:
+        errors, goals = entry.get("errors"), entry.get("goals")
+        if entry.get("failure") or not isinstance(goals, list) or len(goals) != 2:
+            continue
+        seat = entry["seat"]
+        assert isinstance(errors, list) and isinstance(seat, int)
+        if any(errors):
+            score(entry, faulty)
+        else:
+            score(entry, clean)
+            theirs += int(goals[1 - seat])
+    mine = sum(clean.points)
+    share = f"{mine / (mine + theirs):.1%}" if mine + theirs else "-"
+    return (
+        f"counted (no error on either side): {len(clean.points)} matches, "
+        f"{clean.wins}-{clean.draws}-{clean.losses}, {share} of both sides' points; "
+        f"apart (an error on either side): {len(faulty.points)} matches, "
+        f"{faulty.wins}-{faulty.draws}-{faulty.losses}"
+    )
+
+
 def report(games: list[str], entries: list[dict[str, object]], as_json: bool) -> None:
     """The table of every game's results (only the games asked for), then the totals."""
     results: dict[str, Tally] = {game: Tally() for game in games}
@@ -380,6 +407,7 @@ def report(games: list[str], entries: list[dict[str, object]], as_json: bool) ->
         f"{total.wins:3d} {total.draws:3d} {total.losses:3d} {total.errors:6d} "
         f"{total.their_errors:6d}   wins {total.wins / n:.0%}"
     )
+    print(counted_summary([e for e in entries if e.get("game") in results]))
     unplayed = {g: t.failures for g, t in results.items() if t.failures}
     for game, failures in unplayed.items():
         print(f"not played: {game}: {len(failures)} matches ({failures[0]})")

@@ -104,6 +104,9 @@ def test_a_stopped_sweep_resumes_from_its_results_file(tmp_path: Path) -> None:
     row = next(line for line in done.stdout.splitlines() if line.startswith("ticTacToe"))
     assert row.split()[1:4] == ["75.0", "±", "49"]  # 1.96 x 35.4 / sqrt(2)
     assert row.split()[4:9] == ["1", "1", "0", "0", "1"]
+    counted = next(line for line in done.stdout.splitlines() if line.startswith("counted"))
+    assert "1 matches, 0-1-0, 50.0% of both sides' points" in counted  # the clean draw
+    assert "an error on either side): 1 matches, 1-0-0" in counted  # their error
     with results.open("a") as f:
         f.write('{"game": "ticTacToe", "round": 1, "se')  # killed while writing
     again = subprocess.run([*cmd, "--rounds", "2"], capture_output=True, text=True, timeout=60)
