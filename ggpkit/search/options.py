@@ -253,6 +253,16 @@ class SearchOptions:
     )
     """On: it found such goals in the queens puzzles, hitori and a few more, where it
     raised the scores, and changed nothing elsewhere."""
+    fill: bool = field(
+        default=True,
+        metadata=option(
+            flag,
+            "1: where random matches show a one-role game to be a fill puzzle (moves fill"
+            " slots its top goal needs filled, in any order), that solver branches on the"
+            " slot with the fewest moves left and drops a state with a slot none fills",
+        ),
+    )
+    """On: see the results file (fill puzzles: sudoku, futoshiki, hidato)."""
     seed: int = 0
     """The search's random stream (set for each search)."""
     pieces: tuple[frozenset[Term], ...] = ()

@@ -292,13 +292,14 @@ def test_greedy_as_given_is_kept(greedy: int) -> None:
         ("dfs", "0.25", 0.25),
         ("ordered", "1", True),
         ("monotone", "1", True),
+        ("fill", "0", False),
     ],
 )
 def test_tree_options_as_given_reach_the_tree(
     option: str, given: str, searched: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``mcts:wins``, ``mcts:minimax``, ``mcts:blunders``, ``mcts:latches``,
-    ``mcts:nested``, ``mcts:dfs``, ``mcts:ordered`` and ``mcts:monotone`` from a spec
+    ``mcts:nested``, ``mcts:dfs``, ``mcts:ordered``, ``mcts:monotone`` and ``mcts:fill`` from a spec
     reach every search of the compiled tree."""
     game = public("connectFour")
     agent = make_agent(f"mcts:{option}={given}", seed=1)

@@ -251,3 +251,35 @@ def _decided_goal(goal_lits, goal_values, goal_start, r, lo, hi, lane):  # type:
     if sure == 0 and maybe == 1:
         return maybe_value
     return -1
+
+
+def top_goal_blockers(net: Propnet, role: int = 0) -> npt.NDArray[np.int8] | None:
+    """Per base fact of ``net``, the value that alone rules out ``role``'s top goal in
+    the state where it holds: 1 (the fact true), 0 (false) or -1 (neither), by the
+    same three-valued evaluation as :func:`find_latches` (sound: a blocker is never
+    claimed wrongly, some are missed). None where the network is too big to analyse
+    within :data:`MAX_GATE_PASSES`, or the role has no goal.
+
+    Why: a blank cell of a sudoku rules out its win by itself (the goal asks that no
+    cell be blank), so every winning line must fill it; a solver may then branch on
+    the moves that fill one such cell at a time (see
+    :mod:`~ggpkit.search.puzzles.fill_slots`)."""
+    passes = 2 * -(-len(net.base) // 64)
+    first, last = int(net.goal_start[role]), int(net.goal_start[role + 1])
+    if passes * len(net.inputs) > MAX_GATE_PASSES or first == last:
+        return None
+    values = net.goal_values[first:last]
+    top = net.goal_lits[first:last][values == values.max()]
+    nb = len(net.base)
+    blockers = np.full(nb, -1, dtype=np.int8)
+    for value in (0, 1):
+        for start in range(0, nb, 64):
+            facts = np.arange(start, min(start + 64, nb))
+            lo, hi = _assume(net, facts, value)
+            bits = np.uint64(1) << np.arange(len(facts), dtype=np.uint64)
+            ruled_out = np.full(len(facts), True)
+            for literal in top:
+                _, top_hi = _read(np.asarray([literal]), lo, hi)
+                ruled_out &= (top_hi[0] & bits) == 0
+            blockers[facts[ruled_out]] = value
+    return blockers

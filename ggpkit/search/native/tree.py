@@ -162,8 +162,8 @@ class NativeTreeSearch:
         """See :class:`~ggpkit.search.contract.TreeSearch` (the kernels give goals only
         in terminal states: ``goals`` weighs the material heuristic, where the kernels can
         count pieces, and changes nothing otherwise; ``greedy``, ``wins``, ``latches``,
-        ``mobility``, ``nested``, ``dfs``, ``ordered`` and ``monotone`` change nothing: a
-        native game's playouts and expansions are what its kernels make them)."""
+        ``mobility``, ``nested``, ``dfs``, ``ordered``, ``monotone`` and ``fill`` change
+        nothing: a native game's playouts and expansions are what its kernels make them)."""
         row = self._row(state)
         index = -1 if role is None else self.roles.index(role)
         try:

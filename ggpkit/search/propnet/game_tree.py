@@ -21,6 +21,7 @@ from ggpkit.gdl.terms import Term
 from ggpkit.search.contract import CannotSearchError, TreeReport
 from ggpkit.search.options import SearchLimit, SearchOptions
 from ggpkit.search.propnet.tree import PropnetTreeSearch
+from ggpkit.search.puzzles.fill_slots import FillPlan, find_plan
 from ggpkit.search.puzzles.goal_monotony import never_rises
 
 if TYPE_CHECKING:
@@ -31,6 +32,9 @@ NESTED_SEED = 0x5EED_0F_4E57
 MONOTONY_SEED = 0x60A1
 """Seed of the random matches that look for a goal that never rises (the same finding
 for the same rules)."""
+FILL_SEED = 0xF111
+"""Seed of the random matches that look for a fill puzzle (the same finding for the
+same rules)."""
 TREE_LEAST = 1 / 50
 """The least share of a one-role move that the tree searches, after the solver: its
 proofs and the root's statistics choose the move while the solver has no answer."""
@@ -47,6 +51,8 @@ class PropnetTree:
         self._floor_points: int | None = None
         """Role 0's least goal where its goal never rises, -1 where it may (None: not
         looked for yet)."""
+        self._plan: FillPlan | None = None
+        self._plan_looked = False
 
     def search(
         self, state: Hashable, limit: SearchLimit, options: SearchOptions, role: str | None = None
@@ -89,7 +95,8 @@ class PropnetTree:
         searches of no time: the agent's start does this, so that no move pays for it."""
         if options.dfs > 0:
             floor = self._floor() if options.monotone else -1
-            self.tree.solve(bits, 0.0, options.latches, floor=floor)
+            plan = self._fill_plan() if options.fill else None
+            self.tree.solve(bits, 0.0, options.latches, floor=floor, plan=plan)
         if options.nested > 0:
             self.tree.nested(bits, 0.0, options.seed)
 
@@ -109,7 +116,10 @@ class PropnetTree:
         lines = []
         if options.dfs > 0:
             share = min(options.dfs, 1 - TREE_LEAST)
-            solved = self.tree.solve(bits, share * seconds, options.latches, options.ordered, floor)
+            plan = self._fill_plan() if options.fill else None
+            solved = self.tree.solve(
+                bits, share * seconds, options.latches, options.ordered, floor, plan
+            )
             if solved.value > 0 or solved.exact:  # (a nought line: maybe the first it met)
                 lines.append((solved.value, tuple(k - start for k in solved.line)))
             if solved.exact and solved.line:
@@ -130,6 +140,14 @@ class PropnetTree:
             falls = never_rises(self.reasoner, random.Random(MONOTONY_SEED))
             self._floor_points = least if falls else -1
         return self._floor_points
+
+    def _fill_plan(self) -> FillPlan | None:
+        """Role 0's fill plan where random matches show a fill puzzle, else None (found
+        once per tree: see :func:`~ggpkit.search.puzzles.fill_slots.find_plan`)."""
+        if not self._plan_looked:
+            self._plan_looked = True
+            self._plan = find_plan(self.reasoner, random.Random(FILL_SEED))
+        return self._plan
 
     def _masks(self, material: tuple[frozenset[Term], ...]) -> npt.NDArray[np.uint8]:
         """Per role, its pieces as flags over the network's state bits (kept per match)."""

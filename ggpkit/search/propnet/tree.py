@@ -21,6 +21,7 @@ from ggpkit.reasoning.propnet.incremental import net_arrays, prepare, with_latch
 from ggpkit.reasoning.propnet.latches import Latches, goal_latches
 from ggpkit.search.propnet import kernels as sk
 from ggpkit.search.puzzles.depth_first import DepthFirstSolver, SolverResult
+from ggpkit.search.puzzles.fill_slots import FillPlan
 from ggpkit.search.puzzles.nested import NestedResult, NestedSearch
 from ggpkit.search.tree import kernels as tk
 from ggpkit.search.tree.array_tree import MAX_DEPTH, ArrayTree
@@ -92,6 +93,7 @@ class PropnetTreeSearch(ArrayTree):
         latches: bool = True,
         ordered: bool = False,
         floor: int = -1,
+        plan: FillPlan | None = None,
     ) -> SolverResult:
         """A depth-first search of a one-role game from ``bits`` for about ``seconds``
         (:mod:`~ggpkit.search.puzzles.depth_first`; its table is kept for the match). With
@@ -100,7 +102,7 @@ class PropnetTreeSearch(ArrayTree):
         one alone forces a goal as the tree does (it stops checking where the checks
         settle nothing). ``ordered``: moves best first by the goal they lead to;
         ``floor`` >= 0: role 0's goal never rises, and a state at that goal is valued so
-        at once."""
+        at once; ``plan``: a fill puzzle's slots (searched one at a time)."""
         self._prepare(bits)
         if self._solver_work is None:
             found = goal_latches(self.net, alone=False) if latches else None
@@ -117,8 +119,9 @@ class PropnetTreeSearch(ArrayTree):
             )
         work, latched = self._solver_work, self._solver_latched
         return self._solver.search(
-            bits, seconds, work, self._val, latched=latched, ordered=ordered, floor=floor
-        )
+            bits, seconds, work, self._val, latched=latched, ordered=ordered, floor=floor,
+            plan=plan,
+        )  # fmt: skip
 
     def _prepare(self, bits: npt.NDArray[np.generic]) -> None:
         """Make the propagation state consistent, once (any state will do)."""

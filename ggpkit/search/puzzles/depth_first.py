@@ -41,6 +41,7 @@ from numba import njit
 
 from ggpkit.reasoning.propnet.incremental import goal_points, goals, load, settle_goals
 from ggpkit.search.propnet.kernels import latch_decided
+from ggpkit.search.puzzles.fill_slots import FillPlan, no_plan, one_slot
 from ggpkit.search.puzzles.nested import child, legal_moves
 from ggpkit.search.tree.kernels import row_hash
 
@@ -101,12 +102,13 @@ def _terminal_value(net, work, val, row):  # type: ignore[no-untyped-def]
 @njit(cache=True, nogil=True)
 def solve(  # type: ignore[no-untyped-def]
     net, work, val, root, top, budget, keys, rows, used, values, done, sizes, frames, moves, tmp,
-    latched, scores, seen, path, floor
+    latched, scores, seen, path, floor, blocking, fills, fill_count, counts
 ):  # fmt: skip
     """Search from state ``root`` until its value is known, ``budget`` new states were
     made, or the table (``sizes[0]`` of its slots used, at most half of them) or the move
     stack is full. ``top``: the best value there is (the search stops at a line
-    reaching it). ``sizes[1]`` is set to 1 once a cycle was met; ``sizes[2]`` counts the
+    reaching it). ``sizes[1]`` is set to 1 once a value may be inexact (a cycle was met,
+    or the fill plan left moves out); ``sizes[2]`` counts the
     states valued, and ``done`` keeps each one's rank in that count. With ``latched``
     (the network's latches in ``work``), a new state whose latched facts settle its
     goal is valued so without a look further; ``sizes[3]`` and ``sizes[4]`` count the
@@ -117,7 +119,10 @@ def solve(  # type: ignore[no-untyped-def]
     thousandths) any state reached from the root had, its depth and its slot, and
     ``path`` the moves down to it (:func:`_valued`). With ``floor`` >= 0 (role 0's least
     goal, in a game where its goal never rises), a new state whose goal is already that
-    is valued so at once. Returns a status.
+    is valued so at once. With a fill plan (``blocking`` not empty: see
+    :mod:`~ggpkit.search.puzzles.fill_slots`; ``fills`` and ``fill_count`` its moves'
+    slots, ``counts`` scratch), each state's moves are those of its slot with the
+    fewest, and a state with a slot no move fills has no value. Returns a status.
     ``frames`` is the path: per level its slot, first move, move count, next move and
     best value so far; ``moves`` holds the levels' legal moves end to end."""
     capacity = keys.shape[0] // 2
@@ -137,6 +142,13 @@ def solve(  # type: ignore[no-untyped-def]
         values[r] = _terminal_value(net, work, val, rows[r])
         _finish(r, done, sizes)
         return SOLVED
+    if blocking.shape[0] > 0:
+        n = _fewest_first(net, work, val, rows[r], moves, n, blocking, fills, fill_count, counts,
+                          tmp, sizes)  # fmt: skip
+        if n == 0:
+            values[r] = NO_VALUE
+            _finish(r, done, sizes)
+            return SOLVED
     if scores.shape[0] > 0:
         _order_by_goal(net, work, val, rows[r], moves[:n], scores, tmp)
     frames[0, 0], frames[0, 1], frames[0, 2], frames[0, 3], frames[0, 4] = r, 0, n, 0, -1
@@ -200,6 +212,14 @@ def solve(  # type: ignore[no-untyped-def]
                 _finish(c, done, sizes)
                 _valued(frames, depth, moves, c, floor * 10, seen, path)
                 continue
+        if blocking.shape[0] > 0:
+            mine = moves[top_move:]
+            n = _fewest_first(net, work, val, rows[c], mine, n, blocking, fills, fill_count,
+                              counts, tmp, sizes)  # fmt: skip
+            if n == 0:  # a slot no move fills: no line from here reaches the top
+                values[c] = NO_VALUE
+                _finish(c, done, sizes)
+                continue
         if scores.shape[0] > 0:
             _order_by_goal(net, work, val, rows[c], moves[top_move : top_move + n], scores, tmp)
         depth += 1
@@ -208,6 +228,16 @@ def solve(  # type: ignore[no-untyped-def]
         values[c] = OPEN
         top_move += n
     return SOLVED
+
+
+@njit(cache=True, nogil=True)
+def _fewest_first(net, work, val, bits, moves, n, blocking, fills, fill_count, counts, tmp, sizes):  # type: ignore[no-untyped-def]
+    """:func:`~ggpkit.search.puzzles.fill_slots.one_slot`, noting in ``sizes[1]`` that
+    values are no longer exact where it leaves a move out."""
+    kept = one_slot(net, work, val, bits, moves, n, blocking, fills, fill_count, counts, tmp)
+    if kept < n:
+        sizes[1] = 1
+    return kept
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -326,6 +356,8 @@ class DepthFirstSolver:
         """The root that ``_seen`` and ``_path`` are about (see :func:`solve`)."""
         self._full = False
         self._rate = 0.0
+        self._no_plan = no_plan(1)
+        self._counts = np.zeros(nb, dtype=np.int32)
 
     def search(
         self,
@@ -337,15 +369,18 @@ class DepthFirstSolver:
         latched: bool = False,
         ordered: bool = False,
         floor: int = -1,
+        plan: FillPlan | None = None,
     ) -> SolverResult:
         """Search ``bits`` for about ``seconds`` (on the owner's propagation state), in
         calls of ``budget`` new states each (default: about 50 ms of them); ``latched``:
         ``work`` holds latches that force goals; ``ordered``: each state's moves are
         tried best first by the goal they lead to; ``floor`` >= 0: a state whose goal is
-        that is valued so at once (see :func:`solve`)."""
+        that is valued so at once (see :func:`solve`); ``plan``: the game is a fill
+        puzzle, searched one slot at a time (:mod:`~ggpkit.search.puzzles.fill_slots`)."""
         deadline = time.perf_counter() + seconds
         status = OUT_OF_BUDGET
         scores = self._scores if ordered else self._scores[:0]
+        fill = plan or self._no_plan
         if bits.tobytes() != self._seen_from:  # a new root: nothing seen from it yet
             self._seen_from, self._seen[:] = bits.tobytes(), (-1, 0, -1)
         while not self._full:  # one call at least, then while time is left
@@ -355,7 +390,8 @@ class DepthFirstSolver:
             status = int(solve(
                 self._net, work, val, bits, self._top, states, self._keys, self._rows,
                 self._used, self._values, self._done, self._sizes, self._frames, self._moves,
-                self._tmp, latched, scores, self._seen, self._path, floor,
+                self._tmp, latched, scores, self._seen, self._path, floor, fill.blocking,
+                fill.fills, fill.fill_count, self._counts,
             ))  # fmt: skip
             made = int(self._sizes[0]) - before
             if made > 0:

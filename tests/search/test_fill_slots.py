@@ -1,0 +1,140 @@
+"""Fill puzzles: the slots found in the rules, the sampled finding, and the solver that
+branches on one slot at a time.
+
+The oracle is independent of ggpkit's reasoners: a plain backtracking search over
+Python lists that says whether a latin square with clues can be completed. Every line
+the solver returns is replayed through the game API, and must end at 100.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import numpy as np
+import pytest
+
+from ggpkit.games.gdl.game import load_kif_text
+from ggpkit.reasoning.propnet.latches import top_goal_blockers
+from ggpkit.search.puzzles.fill_slots import find_plan
+from search.test_puzzle_search import BITS, RING, public_pair, replay, search_of
+
+BLANK = 0
+
+
+def latin_rules(grid: list[list[int]]) -> str:
+    """A latin square of ``len(grid)`` with clues (0: blank) as a GDL fill puzzle: mark a
+    blank cell with a digit its row and column lack; 100 once no cell is blank, 0 if
+    the marks run out first."""
+    n = len(grid)
+    facts = [f"(index {i})" for i in range(1, n + 1)]
+    facts += [f"(digit {d})" for d in range(1, n + 1)]
+    facts += [
+        f"(init (cell {r + 1} {c + 1} {grid[r][c] or 'b'}))" for r in range(n) for c in range(n)
+    ]
+    return "\n".join([
+        "(role filler)",
+        *facts,
+        "(<= (legal filler (mark ?r ?c ?d)) (true (cell ?r ?c b)) (digit ?d)",
+        "    (not (inrow ?r ?d)) (not (incol ?c ?d)))",
+        "(<= (inrow ?r ?d) (true (cell ?r ?c ?d)) (digit ?d))",
+        "(<= (incol ?c ?d) (true (cell ?r ?c ?d)) (digit ?d))",
+        "(<= (next (cell ?r ?c ?d)) (does filler (mark ?r ?c ?d)))",
+        "(<= (next (cell ?r ?c ?v)) (true (cell ?r ?c ?v)) (not (marked ?r ?c)))",
+        "(<= (marked ?r ?c) (does filler (mark ?r ?c ?d)))",
+        "(<= open (true (cell ?r ?c b)))",
+        "(<= playable (legal filler (mark ?r ?c ?d)))",
+        "(<= terminal (not playable))",
+        "(<= (goal filler 100) (not open))",
+        "(<= (goal filler 0) open)",
+    ])  # fmt: skip
+
+
+def fits(grid: list[list[int]], r: int, c: int, d: int) -> bool:
+    """Whether digit ``d`` is in neither row ``r`` nor column ``c``."""
+    return all(grid[r][j] != d for j in range(len(grid))) and all(row[c] != d for row in grid)
+
+
+def completable(grid: list[list[int]]) -> bool:
+    """Whether the latin square's blanks can be filled: plain backtracking."""
+    n = len(grid)
+    for r, c in itertools.product(range(n), range(n)):
+        if grid[r][c] == BLANK:
+            for d in range(1, n + 1):
+                if fits(grid, r, c, d):
+                    grid[r][c] = d
+                    if completable(grid):
+                        grid[r][c] = BLANK
+                        return True
+                    grid[r][c] = BLANK
+            return False
+    return True
+
+
+def random_clues(n: int, rng: random.Random) -> list[list[int]]:
+    """A grid with a few clues that break no row or column (completable or not)."""
+    grid = [[BLANK] * n for _ in range(n)]
+    for _ in range(rng.randint(2, 2 * n)):
+        r, c, d = rng.randrange(n), rng.randrange(n), rng.randint(1, n)
+        if fits(grid, r, c, d):
+            grid[r][c] = d
+    return grid
+
+
+def test_a_blank_cell_alone_rules_out_the_win() -> None:
+    game = load_kif_text(latin_rules(random_clues(3, random.Random(1))), reasoner="propnet")
+    net = game.reasoner.net  # type: ignore[attr-defined]
+    blockers = top_goal_blockers(net)
+    assert blockers is not None
+    expected = [1 if str(fact).endswith(" b)") else -1 for fact in net.base]
+    assert blockers.tolist() == expected
+
+
+def test_a_latin_square_is_a_fill_puzzle_and_its_moves_fill_their_cells() -> None:
+    game = load_kif_text(latin_rules([[BLANK] * 4 for _ in range(4)]), reasoner="propnet")
+    net = game.reasoner.net  # type: ignore[attr-defined]
+    plan = find_plan(game.reasoner, random.Random(0))  # type: ignore[arg-type]
+    assert plan is not None
+    start = int(net.move_start[0])
+    learned = np.flatnonzero(plan.fill_count >= 0)
+    assert len(learned) > 0
+    for k in learned:  # (mark r c d) fills (cell r c b), and nothing else
+        move = net.moves[0][k - start]
+        r, c = move.args[0], move.args[1]  # type: ignore[attr-defined]
+        assert plan.fill_count[k] == 1
+        assert str(net.base[plan.fills[k, 0]]) == f"(cell {r} {c} b)"
+
+
+@pytest.mark.parametrize("rules", [RING, BITS], ids=["a lamp toggled back", "slots by step"])
+def test_no_plan_where_a_slot_is_emptied_again_or_moves_fill_by_the_state(rules: str) -> None:
+    game = load_kif_text(rules, reasoner="propnet")
+    assert find_plan(game.reasoner, random.Random(0)) is None  # type: ignore[arg-type]
+
+
+def test_the_solver_completes_exactly_the_squares_backtracking_completes() -> None:
+    rng = random.Random(7)
+    outcomes = set()
+    for _ in range(8):
+        grid = random_clues(4, rng)
+        game = load_kif_text(latin_rules(grid), reasoner="propnet")
+        plan = find_plan(game.reasoner, random.Random(0))  # type: ignore[arg-type]
+        assert plan is not None
+        start = game.initial_state()
+        solved = search_of(game).solve(game.reasoner.bits(start), 30.0, plan=plan)  # type: ignore[attr-defined]
+        expected = completable([row[:] for row in grid])
+        outcomes.add(expected)
+        assert (solved.value == 1.0) == expected, grid
+        if expected:
+            assert replay(game, start, solved.line) == 1.0
+    assert outcomes == {True, False}  # both kinds were met
+
+
+def test_a_sudoku_is_solved_one_cell_at_a_time() -> None:
+    """sudokuGrade1, one cell at a time, fewest digits first: its line scores 100."""
+    game, _ = public_pair("sudokuGrade1")
+    plan = find_plan(game.reasoner, random.Random(0))  # type: ignore[arg-type]
+    assert plan is not None
+    start = game.initial_state()
+    solved = search_of(game).solve(game.reasoner.bits(start), 60.0, plan=plan)  # type: ignore[attr-defined]
+    assert solved.value == 1.0
+    assert replay(game, start, solved.line) == 1.0
