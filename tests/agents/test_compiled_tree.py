@@ -299,8 +299,8 @@ def test_tree_options_as_given_reach_the_tree(
     option: str, given: str, searched: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``mcts:wins``, ``mcts:minimax``, ``mcts:blunders``, ``mcts:latches``,
-    ``mcts:nested``, ``mcts:dfs``, ``mcts:ordered``, ``mcts:monotone`` and ``mcts:fill`` from a spec
-    reach every search of the compiled tree."""
+    ``mcts:nested``, ``mcts:dfs``, ``mcts:ordered``, ``mcts:monotone`` and ``mcts:fill``
+    from a spec reach every search of the compiled tree."""
     game = public("connectFour")
     agent = make_agent(f"mcts:{option}={given}", seed=1)
     assert isinstance(agent, MCTSAgent)

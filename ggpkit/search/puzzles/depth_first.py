@@ -13,7 +13,8 @@ the current path: moving there makes a cycle, which no best line needs (goals de
 on the state reached), so it counts as no value; a state finished while one of its
 descendants met an open one is then valued without the states above it, which may
 undervalue it when reached another way, so the search reports itself exact only where
-no cycle was met. Its line is real in any case: every move of it was played.
+no cycle was met (nor a fill plan left a move out: see the end). Its line is real in any
+case: every move of it was played.
 
 Where the network has latches that force goals (:mod:`~ggpkit.reasoning.propnet.latches`), a
 new state whose latched facts settle the goal is valued at once: a nonogram's grid
@@ -28,6 +29,8 @@ the best valued state it met, then that state's own line. With moves ordered by 
 goal they lead to, the first line down is a greedy one. Where the role's goal never
 rises (:mod:`~ggpkit.search.puzzles.goal_monotony`), a state already at its least goal is
 valued so at once: queens06ug, 600,000 states unsolved without, is solved in 6,858.
+In a fill puzzle (:mod:`~ggpkit.search.puzzles.fill_slots`) each state's moves are
+those of one slot, the one with the fewest.
 """
 
 from __future__ import annotations

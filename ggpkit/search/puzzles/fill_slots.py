@@ -65,14 +65,19 @@ class FillPlan:
     fill_count: npt.NDArray[np.int32]
 
 
-def no_plan(legal_literals: int) -> FillPlan:
-    """The plan of a game that is no fill puzzle (empty ``blocking``: the search
-    branches on every move)."""
+def unlearned(blocking: npt.NDArray[np.int8], legal_literals: int) -> FillPlan:
+    """A plan over ``blocking`` whose moves' slots are all still to be seen."""
     return FillPlan(
-        np.zeros(0, dtype=np.int8),
+        blocking,
         np.zeros((legal_literals, WIDEST), dtype=np.int32),
         np.full(legal_literals, UNKNOWN, dtype=np.int32),
     )
+
+
+def no_plan(legal_literals: int) -> FillPlan:
+    """The plan of a game that is no fill puzzle (empty ``blocking``: the search
+    branches on every move)."""
+    return unlearned(np.zeros(0, dtype=np.int8), legal_literals)
 
 
 def find_plan(reasoner: PropnetReasoner, rng: random.Random) -> FillPlan | None:
@@ -86,9 +91,8 @@ def find_plan(reasoner: PropnetReasoner, rng: random.Random) -> FillPlan | None:
         return None
     start = int(net.move_start[0])
     index = {move: start + i for i, move in enumerate(net.moves[0])}
-    empty = no_plan(len(net.legal_lits))
-    plan = FillPlan(blocking, empty.fills, empty.fill_count)
-    seen = _Sample(reasoner, blocking, plan, index)
+    plan = unlearned(blocking, len(net.legal_lits))
+    seen = _Sample(reasoner, plan, index)
     if not seen.play(rng):
         return None
     return plan if seen.fills >= MIN_FILLS and seen.pairs >= MIN_PAIRS else None
@@ -97,15 +101,8 @@ def find_plan(reasoner: PropnetReasoner, rng: random.Random) -> FillPlan | None:
 class _Sample:
     """The random matches of :func:`find_plan` and what they saw."""
 
-    def __init__(
-        self,
-        reasoner: PropnetReasoner,
-        blocking: npt.NDArray[np.int8],
-        plan: FillPlan,
-        index: dict[Term, int],
-    ) -> None:
+    def __init__(self, reasoner: PropnetReasoner, plan: FillPlan, index: dict[Term, int]) -> None:
         self.reasoner = reasoner
-        self.blocking = blocking
         self.plan = plan
         self.index = index
         self.fills = 0
@@ -117,30 +114,28 @@ class _Sample:
         cpu_limit = time.process_time() + CPU_SECONDS
         for _ in range(MATCHES):
             state = reasoner.initial()
-            legal = set(reasoner.legal(state, 0))
-            while legal and not reasoner.terminal(state):
+            moves = reasoner.legal(state, 0)  # (sorted by text: the same draws each time)
+            while moves and not reasoner.terminal(state):
                 if states >= MOST_STATES or time.process_time() > cpu_limit:
                     return True
                 states += 1
-                moves = sorted(legal, key=str)
                 move = rng.choice(moves)
                 after = reasoner.next(state, [move])
-                after_legal = set(reasoner.legal(after, 0))
-                if not after_legal <= legal or not self._filled(state, move, after):
+                after_moves = reasoner.legal(after, 0)
+                if not set(after_moves) <= set(moves) or not self._filled(state, move, after):
                     return False
                 if len(moves) > 1 and not self._commute(state, move, rng.choice(moves)):
                     return False
-                state, legal = after, after_legal
+                state, moves = after, after_moves
         return True
 
     def _filled(self, state: bytes, move: Term, after: bytes) -> bool:
         """Record the slots ``move`` filled; False where it emptied one or filled others
         than before."""
-        before_bits = self.reasoner.bits(state)
-        after_bits = self.reasoner.bits(after)
-        slots = self.blocking >= 0
-        was_blocking = slots & (before_bits == self.blocking)
-        now_blocking = slots & (after_bits == self.blocking)
+        blocking = self.plan.blocking
+        slots = blocking >= 0
+        was_blocking = slots & (self.reasoner.bits(state) == blocking)
+        now_blocking = slots & (self.reasoner.bits(after) == blocking)
         if (now_blocking & ~was_blocking).any():
             return False
         filled = np.flatnonzero(was_blocking & ~now_blocking).astype(np.int32)
