@@ -151,6 +151,8 @@ OWN_LINE_SHARE = 0.1
 """Share of a GDL-II play clock each walk of :attr:`_Match.own_line` may take (the
 greedy one, then where it fails the one that backs up); the player waits at most that
 long before it asks its agent (the walks go on meanwhile where they are slower)."""
+BLIND_WALKS = 8
+"""Walks from each line the last resort of a GDL-II turn tries (see ``_blind_move``)."""
 BLIND_SHARE = 0.25
 """Share of the fallback's time kept for a walk that heeds the role's own moves only,
 when no history of the whole view was found: its state may be wrong about what was
@@ -887,18 +889,40 @@ def _move_in(game: Game[Any], line: History, role: str, rng: random.Random) -> T
 
 
 def _blind_move(match: _Match, game: Game[Any], view: RoleView) -> Term:
-    """The last resort of a GDL-II turn without any sampled state: a move legal in the
-    last state of :attr:`_Match.own_line` where it reaches this turn; else at turn 0 a
-    move legal in the initial state (the one state the role may be in), later its last
-    move again."""
-    own_line = match.own_line
-    if own_line is not None and _reaches(own_line, view) and match.game is game:
-        move = _move_in(game, own_line, match.role, random.Random(view.turn))
-        if move is not None:
-            return move
+    """The last resort of a GDL-II turn without any sampled state: a move legal at the
+    end of a quick walk from the longest line the server holds (:attr:`_Match.own_line`,
+    else :attr:`_Match.line`, else the initial state) on by the role's own moves since,
+    every other role playing a random legal move and the percepts not heeded (no
+    search: :data:`BLIND_WALKS` tries from each line, none backing up). Its state may
+    be wrong about what the role perceived, but is right about what it did (a cell it
+    cleared is not cleared again), which its last move again, the resort where every
+    walk ends the game or breaks the role's moves, is not."""
+    rng = random.Random(view.turn)
+    held = (match.own_line, match.line) if match.game is game else ()
+    lines = [line for line in held if line is not None and len(line) <= view.turn + 1]
+    for line in [*lines, (game.initial_state(),)]:
+        for _ in range(BLIND_WALKS):
+            with contextlib.suppress(Exception):  # rules that fail on a line that broke them
+                moves = game.legal_moves(_walked_blind(game, line, view, rng), match.role)
+                if moves:
+                    return rng.choice(moves)
     if view.last_move is not None:
         return view.last_move
     return game.legal_moves(game.initial_state(), match.role)[0]
+
+
+def _walked_blind(game: Game[Any], line: History, view: RoleView, rng: random.Random) -> Hashable:
+    """The last state of ``line`` walked on to ``view``'s turn by the role's moves of the
+    view and random legal moves of the other roles (IllegalMoveError where the role's
+    move is not legal on the way, IndexError where another role has none)."""
+    state = line[-1]
+    for step in range(len(line) - 1, view.turn):
+        joint = [
+            view.moves[step] if other == view.role else rng.choice(game.legal_moves(state, other))
+            for other in game.roles
+        ]
+        state = game.next_state(state, joint)
+    return state
 
 
 async def _warm_up(game: Game[Any], seconds: float) -> None:

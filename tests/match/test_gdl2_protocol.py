@@ -369,6 +369,26 @@ def test_the_last_resort_walks_on_every_turn_even_where_the_agent_answered(
     assert asyncio.run(run()) == ["(clear 1)", "(clear 2)", "(clear 3)"]
 
 
+def test_the_last_resort_without_any_line_walks_from_the_start_by_the_roles_moves(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No walk of the server ever finishes (a machine under load: not the greedy one,
+    not the sampled ones) and the agent fails: the last resort walks from the initial
+    state by the role's own moves, so cells 1 and 2 are cleared and only cell 3 is left.
+    The last move again, (clear 2), is illegal here."""
+    monkeypatch.setattr(player_server, "sample_history", lambda *args, **kw: None)
+    monkeypatch.setattr(player_server, "greedy_history", lambda *args, **kw: None)
+    service = PlayerService(_Failing, name="p", loader=prover_loader)
+
+    async def run() -> str:
+        assert await service.handle_text(_start(CLEAR_THREE, "p")) == "ready"
+        await service.handle_text("(PLAY gc.1 0 NIL NIL)")
+        await service.handle_text("(PLAY gc.1 1 (clear 1) ((coin heads)))")
+        return await service.handle_text("(PLAY gc.1 2 (clear 2) ((coin tails)))")
+
+    assert asyncio.run(run()) == "(clear 3)"
+
+
 # ---- a referee and player servers over HTTP ------------------------------------------------
 
 
