@@ -299,19 +299,21 @@ class _Failing(RandomAgent):
         raise RuntimeError("an agent that fails at once")
 
 
+async def _third_move_of_a_failing_agent(coin: str) -> str:
+    """The server's move at turn 2 of CLEAR_THREE for an agent that always fails, the
+    role having cleared cells 1 and 2 and seen the coin land ``coin`` last."""
+    service = PlayerService(_Failing, name="p", loader=prover_loader)
+    assert await service.handle_text(_start(CLEAR_THREE, "p")) == "ready"
+    await service.handle_text("(PLAY gc.1 0 NIL NIL)")
+    await service.handle_text("(PLAY gc.1 1 (clear 1) ((coin heads)))")
+    return await service.handle_text(f"(PLAY gc.1 2 (clear 2) ((coin {coin})))")
+
+
 def test_a_fallback_without_a_history_of_the_view_heeds_the_roles_own_moves() -> None:
     """A percept no history gives (the manager's mistake, or a sampler out of time): the
     fallback's state still has the cells the role cleared cleared, and the one move left
     is the one legal move. The last move again, the old last resort, is illegal here."""
-    service = PlayerService(_Failing, name="p", loader=prover_loader)
-
-    async def run() -> str:
-        assert await service.handle_text(_start(CLEAR_THREE, "p")) == "ready"
-        await service.handle_text("(PLAY gc.1 0 NIL NIL)")
-        await service.handle_text("(PLAY gc.1 1 (clear 1) ((coin heads)))")
-        return await service.handle_text("(PLAY gc.1 2 (clear 2) ((coin edge)))")
-
-    assert asyncio.run(run()) == "(clear 3)"
+    assert asyncio.run(_third_move_of_a_failing_agent("edge")) == "(clear 3)"
 
 
 def test_a_fallback_out_of_time_plays_a_move_of_its_last_history_walked_on(
@@ -378,15 +380,7 @@ def test_the_last_resort_without_any_line_walks_from_the_start_by_the_roles_move
     The last move again, (clear 2), is illegal here."""
     monkeypatch.setattr(player_server, "sample_history", lambda *args, **kw: None)
     monkeypatch.setattr(player_server, "greedy_history", lambda *args, **kw: None)
-    service = PlayerService(_Failing, name="p", loader=prover_loader)
-
-    async def run() -> str:
-        assert await service.handle_text(_start(CLEAR_THREE, "p")) == "ready"
-        await service.handle_text("(PLAY gc.1 0 NIL NIL)")
-        await service.handle_text("(PLAY gc.1 1 (clear 1) ((coin heads)))")
-        return await service.handle_text("(PLAY gc.1 2 (clear 2) ((coin tails)))")
-
-    assert asyncio.run(run()) == "(clear 3)"
+    assert asyncio.run(_third_move_of_a_failing_agent("tails")) == "(clear 3)"
 
 
 # ---- a referee and player servers over HTTP ------------------------------------------------
