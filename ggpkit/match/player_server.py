@@ -152,7 +152,10 @@ OWN_LINE_SHARE = 0.1
 greedy one, then where it fails the one that backs up); the player waits at most that
 long before it asks its agent (the walks go on meanwhile where they are slower)."""
 BLIND_WALKS = 8
-"""Walks from each line the last resort of a GDL-II turn tries (see ``_blind_move``)."""
+"""Most walks from each line the last resort of a GDL-II turn tries (``_blind_move``)."""
+BLIND_MARGIN_SHARE = 0.5
+"""Share of the clock's safety margin the last resort's walks may take: its answer is
+past the agent's deadline already, and must still reach the referee in time."""
 BLIND_SHARE = 0.25
 """Share of the fallback's time kept for a walk that heeds the role's own moves only,
 when no history of the whole view was found: its state may be wrong about what was
@@ -681,7 +684,10 @@ class PlayerService:
         except Exception as e:  # no sample in time (or the rules failed): a blind guess
             log.warning("match %s: no state sampled for the fallback: %s", match.match_id, e)
             move = None
-        return str(move if move is not None else _blind_move(match, game, view))
+        if move is None:
+            until = time.perf_counter() + BLIND_MARGIN_SHARE * safety_margin(match.play_clock)
+            move = _blind_move(match, game, view, until)
+        return str(move)
 
     def _see(self, match: _Match, msg: PlayII | StopII) -> RoleView:
         """The match's view with ``msg``'s move and percepts added (and recorded).
@@ -888,12 +894,13 @@ def _move_in(game: Game[Any], line: History, role: str, rng: random.Random) -> T
     return rng.choice(game.legal_moves(line[-1], role))
 
 
-def _blind_move(match: _Match, game: Game[Any], view: RoleView) -> Term:
+def _blind_move(match: _Match, game: Game[Any], view: RoleView, until: float) -> Term:
     """The last resort of a GDL-II turn without any sampled state: a move legal at the
     end of a quick walk from the longest line the server holds (:attr:`_Match.own_line`,
     else :attr:`_Match.line`, else the initial state) on by the role's own moves since,
     every other role playing a random legal move and the percepts not heeded (no
-    search: :data:`BLIND_WALKS` tries from each line, none backing up). Its state may
+    search: up to :data:`BLIND_WALKS` tries from each line, none backing up, until
+    ``until``, a ``perf_counter`` time, inside the clock's safety margin). Its state may
     be wrong about what the role perceived, but is right about what it did (a cell it
     cleared is not cleared again), which its last move again, the resort where every
     walk ends the game or breaks the role's moves, is not."""
@@ -903,7 +910,8 @@ def _blind_move(match: _Match, game: Game[Any], view: RoleView) -> Term:
     for line in [*lines, (game.initial_state(),)]:
         for _ in range(BLIND_WALKS):
             with contextlib.suppress(Exception):  # rules that fail on a line that broke them
-                moves = game.legal_moves(_walked_blind(game, line, view, rng), match.role)
+                state = _walked_blind(game, line, view, rng, until)
+                moves = game.legal_moves(state, match.role)
                 if moves:
                     return rng.choice(moves)
     if view.last_move is not None:
@@ -911,12 +919,17 @@ def _blind_move(match: _Match, game: Game[Any], view: RoleView) -> Term:
     return game.legal_moves(game.initial_state(), match.role)[0]
 
 
-def _walked_blind(game: Game[Any], line: History, view: RoleView, rng: random.Random) -> Hashable:
+def _walked_blind(
+    game: Game[Any], line: History, view: RoleView, rng: random.Random, until: float
+) -> Hashable:
     """The last state of ``line`` walked on to ``view``'s turn by the role's moves of the
     view and random legal moves of the other roles (IllegalMoveError where the role's
-    move is not legal on the way, IndexError where another role has none)."""
+    move is not legal on the way, IndexError where another role has none, TimeoutError
+    past ``until``)."""
     state = line[-1]
     for step in range(len(line) - 1, view.turn):
+        if time.perf_counter() > until:
+            raise TimeoutError("the last resort's walk is out of time")
         joint = [
             view.moves[step] if other == view.role else rng.choice(game.legal_moves(state, other))
             for other in game.roles
