@@ -288,6 +288,51 @@ def test_a_move_stays_in_its_rule_for_the_move_sets() -> None:
     assert all(any(abs(x) in does for x in body) for body in bodies)
 
 
+GRID = """
+(role a)
+(n 1) (n 2) (n 3) (n 4)
+(<= (init (cell ?i ?j b)) (n ?i) (n ?j))
+(<= (legal a (mark ?i ?j ?x)) (true (cell ?i ?j b)) (n ?x))
+(<= (next (cell ?i ?j ?x)) (does ?r (mark ?i ?j ?x)))
+(<= (next (cell ?i ?j ?x)) (true (cell ?i ?j ?x)) (does ?r (mark ?s ?t ?y)) (distinct ?s ?i))
+(<= (next (cell ?i ?j ?x)) (true (cell ?i ?j ?x)) (does ?r (mark ?s ?t ?y)) (distinct ?t ?j))
+(<= open (true (cell ?i ?j b)))
+(<= terminal (not open))
+(<= terminal (true (cell 1 1 4)))
+(<= (goal a 100) (true (cell 1 1 1)) (true (cell 4 4 4)))
+(<= (goal a 0) (not (true (cell 1 1 1))))
+(<= (goal a 0) (not (true (cell 4 4 4))))
+"""
+"""A sudoku's frame rules in small: each grounds to every cell and value times every
+move of another row (column): 80 x 48, unless the move's variables that the head
+lacks are projected out."""
+GRID_RULES_WITH_MOVES = 2 * 80 * 48
+
+
+def test_a_program_too_big_for_its_moves_grounds_with_the_moves_projected_out() -> None:
+    from ggpkit.reasoning.propnet.reasoner import PropnetReasoner
+    from ggpkit.reasoning.prover.reasoner import Prover
+
+    rules = parse_rules(GRID)
+    assert len(ground(rules, timeout=None).rules) > GRID_RULES_WITH_MOVES  # moves kept
+    small = ground(rules, timeout=None, max_atoms=GRID_RULES_WITH_MOVES // 2)
+    assert len(small.rules) < GRID_RULES_WITH_MOVES // 4
+    fast = PropnetReasoner.from_rules(rules, max_atoms=GRID_RULES_WITH_MOVES // 2)
+    slow = Prover(rules)
+    for line in range(60):
+        a, b = fast.initial(), slow.initial()
+        step = 0
+        while not fast.terminal(a):
+            assert fast.facts(a) == slow.facts(b)
+            legal = fast.legal(a, 0)
+            assert legal == slow.legal(b, 0)
+            move = legal[(line * 7 + step * 3) % len(legal)]
+            a, b = fast.next(a, [move]), slow.next(b, [move])
+            step += 1
+        assert slow.terminal(b) and fast.facts(a) == slow.facts(b)
+        assert fast.goal(a, 0) == slow.goal(b, 0)
+
+
 QUADS = """
 (role a) (role b)
 (piece p00) (piece p01) (piece p10) (piece p11)

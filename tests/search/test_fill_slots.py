@@ -138,3 +138,52 @@ def test_a_sudoku_is_solved_one_cell_at_a_time() -> None:
     solved = search_of(game).solve(game.reasoner.bits(start), 60.0, plan=plan)  # type: ignore[attr-defined]
     assert solved.value == 1.0
     assert replay(game, start, solved.line) == 1.0
+
+
+def holes_in_a_square(n: int, rng: random.Random) -> list[list[int]]:
+    """A random latin square with about half its cells blanked: completable, and often
+    with a cell that has one digit left."""
+    rows, cols, digits = (rng.sample(range(n), n) for _ in range(3))
+    grid = [[digits[(rows[r] + cols[c]) % n] + 1 for c in range(n)] for r in range(n)]
+    for r, c in itertools.product(range(n), range(n)):
+        if rng.random() < 0.5:
+            grid[r][c] = BLANK
+    return grid
+
+
+def digits_left(grid: list[list[int]], r: int, c: int) -> int:
+    """How many digits blank cell (``r``, ``c``) may still take."""
+    return sum(fits(grid, r, c, d) for d in range(1, len(grid) + 1))
+
+
+def test_an_unfinished_solver_is_under_a_cell_with_fewest_digits_and_a_forced_one_is_safe() -> None:
+    """A call of the solver too short to finish (eight states): the move it reports
+    to play fills a blank cell with the fewest digits left; where that cell has one
+    digit left, every completion writes it, so a completable square stays completable."""
+    rng = random.Random(11)
+    under = forced = 0
+    for k in range(12):
+        grid = random_clues(6, rng) if k % 2 else holes_in_a_square(6, rng)
+        game = load_kif_text(latin_rules(grid), reasoner="propnet")
+        plan = find_plan(game.reasoner, random.Random(0))  # type: ignore[arg-type]
+        assert plan is not None
+        net = game.reasoner.net  # type: ignore[attr-defined]
+        bits = game.reasoner.bits(game.initial_state())  # type: ignore[attr-defined]
+        solved = search_of(game).solve(bits, 0.0, plan=plan, budget=8)  # type: ignore[attr-defined]
+        if solved.value == 1.0:
+            assert solved.fill == -1
+            continue
+        if solved.fill < 0:
+            continue
+        under += 1
+        move = net.moves[0][solved.fill - int(net.move_start[0])]
+        r, c, d = (int(str(a)) for a in move.args)
+        r, c = r - 1, c - 1
+        blanks = [(i, j) for i in range(6) for j in range(6) if grid[i][j] == BLANK]
+        assert grid[r][c] == BLANK and fits(grid, r, c, d)
+        assert digits_left(grid, r, c) == min(digits_left(grid, i, j) for i, j in blanks)
+        if digits_left(grid, r, c) == 1 and completable([row[:] for row in grid]):
+            forced += 1
+            grid[r][c] = d
+            assert completable(grid)
+    assert under > 0 and forced > 0

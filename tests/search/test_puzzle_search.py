@@ -311,7 +311,7 @@ def test_latches_together_value_states_soundly() -> None:
     valued = np.flatnonzero(solver._used & (solver._values >= 0))
     rng = random.Random(5)
     checked = 0
-    for slot in rng.sample(list(valued), 1000):
+    for slot in rng.sample(list(valued), min(1000, len(valued))):  # fewer on a busy machine
         state = bytes(np.packbits(solver._rows[slot], bitorder="little"))
         if game.is_terminal(state):
             continue

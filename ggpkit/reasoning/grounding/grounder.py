@@ -230,15 +230,18 @@ def _asp_rule(
     return h + (" :- " + ", ".join(out) if out else "") + "."
 
 
-def _program(rules: Iterable[Rule], names: _Names, relaxed: bool) -> str:
-    """The clingo program of the rules; ``relaxed``: the domain over-approximation.
+def _program(
+    rules: Iterable[Rule], names: _Names, relaxed: bool, project_moves: bool = False
+) -> str:
+    """The clingo program of the rules; ``relaxed``: the domain over-approximation;
+    ``project_moves``: see :func:`~ggpkit.reasoning.grounding.rule_parts.rule_parts`.
 
     The relaxed program drops the negative literals on predicates that vary between
     states, so its one model holds every atom that some reachable state could make
     true. Negation on static predicates is kept: it is exact (the same in every
     state), and dropping it would inflate the domains for nothing.
     """
-    parts = rule_parts(rules)
+    parts = rule_parts(rules, project_moves)
     dropped = dynamic_predicates(parts) if relaxed else None
     return "\n".join(_asp_rule(head, part, names, dropped) for head, part in parts)
 
@@ -259,6 +262,10 @@ def _gdl(sym: Any, names: _Names, relation: bool) -> Term:
 # ---- the two clingo runs ------------------------------------------------------------------
 
 
+class TooManyRulesError(GroundingError):
+    """The ground program outgrew its limit on rules."""
+
+
 class _Observer(clingo.Observer):
     """Collects the ground program clingo emits."""
 
@@ -273,7 +280,7 @@ class _Observer(clingo.Observer):
             raise GroundingError("unexpected choice or disjunctive rule in the ground program")
         self.rules.append((head[0], tuple(body)))
         if len(self.rules) > self.max_atoms:
-            raise GroundingError(f"the ground program has more than {self.max_atoms} rules")
+            raise TooManyRulesError(f"the ground program has more than {self.max_atoms} rules")
 
     def weight_rule(self, choice: bool, head: Sequence[int], lb: int, body: Any) -> None:
         raise GroundingError("unexpected weight rule in the ground program")
@@ -304,18 +311,13 @@ def _ground_in_process(
     try:
         trues, does = _domain(rules, names, max_atoms)
         estimated()
-        text = _program(rules, names, relaxed=False)
         dom = [f"d_true({s.arguments[0]})." for s in trues]
         dom += [f"d_does({s.arguments[0]},{s.arguments[1]})." for s in does]
-        text += "\n" + "\n".join(dom)
-        text += "\n#external true(F) : d_true(F).\n#external does(R, M) : d_does(R, M).\n"
-        # Only the game's views need names; other atoms stay anonymous numbers.
-        text += "".join(f"#show {sig}.\n" for sig in _SHOWN)
-        ctl = clingo.Control(["--warn=none"])
-        obs = _Observer(max_atoms)
-        ctl.register_observer(obs)
-        ctl.add("base", [], text)
-        ctl.ground([("base", [])])
+        try:
+            obs = _ground_program(_program(rules, names, relaxed=False), dom, max_atoms)
+        except TooManyRulesError:  # a move's variables multiplied: project them too
+            moves_projected = _program(rules, names, relaxed=False, project_moves=True)
+            obs = _ground_program(moves_projected, dom, max_atoms)
     except RuntimeError as e:  # clingo reports syntax and safety errors this way
         raise GroundingError(f"clingo cannot ground the rules: {str(e).strip()}") from e
     atoms: dict[int, Term] = {}
@@ -342,6 +344,21 @@ def _ground_in_process(
         true_domain=true_domain,
         does_domain=does_domain,
     )
+
+
+def _ground_program(text: str, domain: list[str], max_atoms: int) -> _Observer:
+    """The second clingo run: the program ``text`` over the possible facts and moves
+    (``domain``, from the first), its ground rules collected."""
+    text += "\n" + "\n".join(domain)
+    text += "\n#external true(F) : d_true(F).\n#external does(R, M) : d_does(R, M).\n"
+    # Only the game's views need names; other atoms stay anonymous numbers.
+    text += "".join(f"#show {sig}.\n" for sig in _SHOWN)
+    ctl = clingo.Control(["--warn=none"])
+    obs = _Observer(max_atoms)
+    ctl.register_observer(obs)
+    ctl.add("base", [], text)
+    ctl.ground([("base", [])])
+    return obs
 
 
 def _role_order(rules: list[Rule], role_fact: Term) -> int:

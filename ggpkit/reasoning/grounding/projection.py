@@ -16,6 +16,14 @@ a static relation's table (its facts, or its rules' rows computed within a budge
 :mod:`~ggpkit.reasoning.grounding.static_tables`) shows that the projected variables take
 several values for one value of those kept (else each auxiliary is an alias of one
 atom, and only adds nodes: pentago's rows, chains of ``succ``).
+
+A ``does`` literal is left alone: the network's move sets already merge the bodies
+that differ only in their move. Only where a program grounds to too many rules for
+that (a sudoku's frame rules, ``next(cell I J K L X) :- true(cell I J K L X),
+does(R, mark(S T U V Y)), distinct(S, I)``: every cell times every move) does the
+grounder try again with ``Program.project_moves``, which projects a move's
+variables out as any other atom's: the auxiliary ``aux(S) :- does(R, mark(S T U V
+Y))`` leaves one rule per cell and value of ``S``.
 """
 
 from __future__ import annotations
@@ -44,11 +52,14 @@ class Program:
 
     dynamic: set[Predicate]
     tables: StaticTables
+    project_moves: bool = False
+    """Whether a ``does`` literal's variables may be projected out too (see
+    :func:`_eliminable`)."""
     _determined: dict[tuple[object, ...], bool] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, parts: list[Part], dynamic: set[Predicate]) -> Program:
-        return cls(dynamic, StaticTables(parts, dynamic))
+    def of(cls, parts: list[Part], dynamic: set[Predicate], project_moves: bool = False) -> Program:
+        return cls(dynamic, StaticTables(parts, dynamic), project_moves)
 
     def static(self, lit: Lit) -> bool:
         if lit[0] in ("eq", "ne"):
@@ -159,9 +170,7 @@ def _eliminable(
     dynamic = [lit for lit in lits if not program.static(lit)]
     if len(dynamic) != 1 or len(group) == len(body):
         return None
-    if dynamic[0][0] != "pos" or predicate(dynamic[0][1]) == ("does", 2):
-        return None
-    if any(lit[0] == "neg" for lit in lits):
+    if dynamic[0][0] != "pos" or any(lit[0] == "neg" for lit in lits):
         return None
     group_vars = body_variables(lits)
     if not group_vars <= set().union(*(variables(lit[1]) for lit in lits if lit[0] == "pos")):
@@ -169,6 +178,8 @@ def _eliminable(
     rest = [lit for i, lit in enumerate(body) if i not in group]
     if all(program.static(lit) for lit in rest):
         return None
+    if predicate(dynamic[0][1]) == ("does", 2):
+        return group if program.project_moves else None
     kept = group_vars & (head_vars | body_variables(rest))
     bounded = set().union(
         set(), *(variables(lit[1]) for lit in rest if lit[0] == "pos" and program.static(lit))

@@ -165,16 +165,17 @@ def dynamic_predicates(rules: list[tuple[Term, list[Lit]]]) -> set[tuple[str, in
     return out
 
 
-def rule_parts(rules: Iterable[Rule]) -> list[Part]:
+def rule_parts(rules: Iterable[Rule], project_moves: bool = False) -> list[Part]:
     """Every rule as ``(head, body)`` parts: ``or`` split, bodies split into components,
-    and variables of dynamic rules projected out (:mod:`~ggpkit.reasoning.grounding.projection`)."""
+    and variables of dynamic rules projected out (:mod:`~ggpkit.reasoning.grounding.projection`;
+    ``project_moves``: those of ``does`` literals too)."""
     expanded: list[Part] = []
     for rule in rules:
         if isinstance(rule.head, Func | Const) and rule.head.name in IGNORED_HEADS:
             continue
         expanded.extend((rule.head, body) for body in _expand(rule))
     dynamic = dynamic_predicates(expanded)
-    program = Program.of(expanded, dynamic)
+    program = Program.of(expanded, dynamic, project_moves)
     defined = definitions(expanded, dynamic)
     parts: list[Part] = []
     counter = [0]

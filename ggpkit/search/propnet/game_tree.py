@@ -65,9 +65,10 @@ class PropnetTree:
         roles = net.roles
         index = -1 if role is None else roles.index(role)
         lines: list[tuple[float, tuple[int, ...]]] = []
+        fill = -1
         try:
             if len(roles) == 1 and limit.time is not None and limit.time > 0:
-                seconds, lines = self._puzzle_lines(bits, limit.time, options)
+                seconds, lines, fill = self._puzzle_lines(bits, limit.time, options)
                 limit = replace(limit, time=seconds)
             elif len(roles) == 1:  # a search by iterations: load the puzzle searches
                 self._load_puzzle_searches(bits, options)
@@ -86,6 +87,7 @@ class PropnetTree:
             playouts=found.playouts,
             best_line=tuple(net.moves[0][i] for i in best_line),
             best_value=best_value,
+            fill=None if fill < 0 or best_value >= self._top() else net.moves[0][fill],
             greedy=options.greedy,
         )
 
@@ -102,18 +104,20 @@ class PropnetTree:
 
     def _puzzle_lines(
         self, bits: npt.NDArray[np.uint8], seconds: float, options: SearchOptions
-    ) -> tuple[float, list[tuple[float, tuple[int, ...]]]]:
+    ) -> tuple[float, list[tuple[float, tuple[int, ...]]], int]:
         """The lines (value, role 0's move indices) that the depth-first solver and the
         nested search find in their shares (``options.dfs``, ``options.nested``) of
-        ``seconds``, and the seconds left for the tree. An unfinished solver's line (the
-        best it has seen) worth nothing is left out: it may be merely the first the
-        search went down, and played it would overrule the tree, whose proofs steer clear
-        of lost positions. The tree gets what is left of the seconds, at least
-        :data:`TREE_LEAST` of them (a twentieth once the solver knows the state's value)."""
+        ``seconds``, the seconds left for the tree, and the move index of the fill a fill
+        puzzle's solver is under (-1: none; see ``SolverResult.fill``). An unfinished
+        solver's line (the best it has seen) worth nothing is left out: it may be merely
+        the first the search went down, and played it would overrule the tree, whose
+        proofs steer clear of lost positions. The tree gets what is left of the seconds,
+        at least :data:`TREE_LEAST` of them (a twentieth once the solver knows the state's
+        value)."""
         floor = self._floor() if options.monotone and options.dfs > 0 else -1
         start = int(self.reasoner.net.move_start[0])
         end = time.perf_counter() + seconds
-        lines = []
+        lines, fill = [], -1
         if options.dfs > 0:
             share = min(options.dfs, 1 - TREE_LEAST)
             plan = self._fill_plan() if options.fill else None
@@ -123,13 +127,19 @@ class PropnetTree:
             if solved.value > 0 or solved.exact:  # (a nought line: maybe the first it met)
                 lines.append((solved.value, tuple(k - start for k in solved.line)))
             if solved.exact and solved.line:
-                return seconds / 20, lines
+                return seconds / 20, lines, -1
+            fill = solved.fill - start if solved.fill >= 0 else -1
         if options.nested > 0:
             left = end - time.perf_counter()
             seed = options.seed ^ NESTED_SEED
             found = self.tree.nested(bits, min(left, options.nested * seconds), seed)
             lines.append((found.value, tuple(k - start for k in found.line)))
-        return max(TREE_LEAST * seconds, end - time.perf_counter()), lines
+        return max(TREE_LEAST * seconds, end - time.perf_counter()), lines, fill
+
+    def _top(self) -> float:
+        """Role 0's top goal (0..1)."""
+        net = self.reasoner.net
+        return int(net.goal_values[net.goal_start[0] : net.goal_start[1]].max(initial=0)) / 100
 
     def _floor(self) -> int:
         """Role 0's least goal where random matches never saw its goal rise, else -1

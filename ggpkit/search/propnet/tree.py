@@ -94,6 +94,7 @@ class PropnetTreeSearch(ArrayTree):
         ordered: bool = False,
         floor: int = -1,
         plan: FillPlan | None = None,
+        budget: int | None = None,
     ) -> SolverResult:
         """A depth-first search of a one-role game from ``bits`` for about ``seconds``
         (:mod:`~ggpkit.search.puzzles.depth_first`; its table is kept for the match). With
@@ -102,7 +103,8 @@ class PropnetTreeSearch(ArrayTree):
         one alone forces a goal as the tree does (it stops checking where the checks
         settle nothing). ``ordered``: moves best first by the goal they lead to;
         ``floor`` >= 0: role 0's goal never rises, and a state at that goal is valued so
-        at once; ``plan``: a fill puzzle's slots (searched one at a time)."""
+        at once; ``plan``: a fill puzzle's slots (searched one at a time); ``budget``:
+        new states a call of the search may make (None: as many as about 50 ms take)."""
         self._prepare(bits)
         if self._solver_work is None:
             found = goal_latches(self.net, alone=False) if latches else None
@@ -119,9 +121,8 @@ class PropnetTreeSearch(ArrayTree):
             )
         work, latched = self._solver_work, self._solver_latched
         return self._solver.search(
-            bits, seconds, work, self._val, latched=latched, ordered=ordered, floor=floor,
-            plan=plan,
-        )  # fmt: skip
+            bits, seconds, work, self._val, budget, latched, ordered, floor, plan
+        )
 
     def _prepare(self, bits: npt.NDArray[np.generic]) -> None:
         """Make the propagation state consistent, once (any state will do)."""

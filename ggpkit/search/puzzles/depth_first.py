@@ -243,6 +243,29 @@ def _fewest_first(net, work, val, bits, moves, n, blocking, fills, fill_count, c
     return kept
 
 
+@njit(cache=True, nogil=True)
+def next_fill(net, work, val, bits, top, keys, rows, used, values, moves, plan, counts, tmp):  # type: ignore[no-untyped-def]
+    """The move the search from state ``bits`` is under: of the moves that fill the slot
+    with the fewest ways to fill it (the search's order), the first whose state the
+    table has not valued below ``top`` (thousandths); -1 where the state has no choice
+    or no slot, or every such move is refuted. ``plan``: (blocking, fills, fill_count);
+    ``moves``: scratch."""
+    n = legal_moves(net, work, val, bits, moves)
+    if n <= 1:
+        return -1
+    blocking, fills, fill_count = plan
+    kept = one_slot(net, work, val, bits, moves, n, blocking, fills, fill_count, counts, tmp)
+    if kept == n:
+        return -1
+    for i in range(kept):
+        child(net, work, val, bits, moves[i], tmp)
+        c = find(tmp, keys, rows, used)
+        value = values[c] if c >= 0 else UNSEEN
+        if value < NO_VALUE or value * 1000 >= top:  # open, unseen, or not refuted
+            return moves[i]
+    return -1
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _valued(frames, depth, moves, c, value, seen, path):  # type: ignore[no-untyped-def]
     """Child ``c`` of the path's last state is worth ``value`` (thousandths): its parent
@@ -331,6 +354,11 @@ class SolverResult:
     line: tuple[int, ...]
     exact: bool
     states: int
+    fill: int = -1
+    """Where a fill puzzle's search has no line to the top yet: the legal literal it is
+    under (:func:`next_fill`), to play rather than a guess that leaves its work behind;
+    where the slot has one way left to fill it, every line to the top plays it (moves
+    commute, and one once illegal stays so). -1: none."""
 
 
 class DepthFirstSolver:
@@ -404,7 +432,14 @@ class DepthFirstSolver:
                 break
         exact = status == SOLVED and not self._sizes[1]
         value, line = self._line_from(bits, work, val)
-        return SolverResult(value, line, exact, int(self._sizes[0]))
+        under = -1
+        if plan is not None and round(value * 1000) < self._top:
+            under = int(next_fill(
+                self._net, work, val, bits, self._top, self._keys, self._rows, self._used,
+                self._values, self._moves, (plan.blocking, plan.fills, plan.fill_count),
+                self._counts, self._tmp,
+            ))  # fmt: skip
+        return SolverResult(value, line, exact, int(self._sizes[0]), under)
 
     def _line_from(
         self, bits: npt.NDArray[np.uint8], work: tuple[object, ...], val: npt.NDArray[np.uint8]
