@@ -49,14 +49,23 @@ def allowance(seconds: float) -> float:
     return max(seconds - max(0.1, seconds * 0.1), 0.0)
 
 
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    """Mark ``future``'s error as seen (see :func:`in_daemon_thread`)."""
+    if not future.cancelled():
+        future.exception()
+
+
 def in_daemon_thread(fn: Callable[[], T]) -> asyncio.Future[T]:
     """Run ``fn`` in a new daemon thread; a future of its result on the running loop.
 
     Daemon threads, unlike an executor's, never keep the process alive when a
-    hung agent is abandoned.
+    hung agent is abandoned. The error of a call abandoned so (a metagame past its
+    clock that fails later) is not logged by asyncio as never retrieved: whoever
+    still awaits the future gets it, and nobody else was asking.
     """
     loop = asyncio.get_running_loop()
     future: asyncio.Future[T] = loop.create_future()
+    future.add_done_callback(_retrieve)
 
     def settle(result: T | None, error: BaseException | None) -> None:
         if future.done():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 
 import pytest
 
@@ -56,3 +57,28 @@ async def test_a_forced_move_is_answered_at_once_unless_the_agent_ponders(
     assert (str(choice.move), choice.code) == ("noop", "")
     assert [s for s, _ in player.asked] == ([state] if asked else [])
     assert all(t is not None and 0 < t < 0.5 for _, t in player.asked)
+
+
+def test_an_abandoned_call_that_fails_later_is_not_logged_as_never_retrieved(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A metagame past its clock is abandoned; when it fails afterwards, asyncio must
+    not log "Future exception was never retrieved" (the sweep's player log filled with
+    them), and a caller that still awaits the call gets its error."""
+
+    def fails() -> None:
+        raise RuntimeError("failed after its caller gave up")
+
+    async def run() -> None:
+        abandoned = agent_runner.in_daemon_thread(fails)
+        while not abandoned.done():
+            await asyncio.sleep(0.01)
+        del abandoned
+        awaited = agent_runner.in_daemon_thread(fails)
+        with pytest.raises(RuntimeError, match="gave up"):
+            await awaited
+
+    with caplog.at_level("ERROR", logger="asyncio"):
+        asyncio.run(run())
+        gc.collect()
+    assert not [r for r in caplog.records if "never retrieved" in r.getMessage()]
