@@ -87,7 +87,7 @@ class PropnetTree:
             playouts=found.playouts,
             best_line=tuple(net.moves[0][i] for i in best_line),
             best_value=best_value,
-            fill=None if fill < 0 or best_value >= self._top() else net.moves[0][fill],
+            fill=None if fill < 0 or best_value >= self.tree.top_goal() else net.moves[0][fill],
             greedy=options.greedy,
         )
 
@@ -135,11 +135,6 @@ class PropnetTree:
             found = self.tree.nested(bits, min(left, options.nested * seconds), seed)
             lines.append((found.value, tuple(k - start for k in found.line)))
         return max(TREE_LEAST * seconds, end - time.perf_counter()), lines, fill
-
-    def _top(self) -> float:
-        """Role 0's top goal (0..1)."""
-        net = self.reasoner.net
-        return int(net.goal_values[net.goal_start[0] : net.goal_start[1]].max(initial=0)) / 100
 
     def _floor(self) -> int:
         """Role 0's least goal where random matches never saw its goal rise, else -1

@@ -114,15 +114,19 @@ class PropnetTreeSearch(ArrayTree):
                 self._solver_work = with_latches(self._work, self.net, found)
         if self._solver is None:
             net = self.net
-            top = int(net.goal_values[net.goal_start[0] : net.goal_start[1]].max(initial=0))
             nmoves = int(net.move_start[1] - net.move_start[0])
             self._solver = DepthFirstSolver(
-                self._arrays, len(net.base), nmoves, top / 100, SOLVER_MEMORY
+                self._arrays, len(net.base), nmoves, self.top_goal(), SOLVER_MEMORY
             )
         work, latched = self._solver_work, self._solver_latched
         return self._solver.search(
             bits, seconds, work, self._val, budget, latched, ordered, floor, plan
         )
+
+    def top_goal(self) -> float:
+        """Role 0's highest goal in the network (0..1)."""
+        net = self.net
+        return int(net.goal_values[net.goal_start[0] : net.goal_start[1]].max(initial=0)) / 100
 
     def _prepare(self, bits: npt.NDArray[np.generic]) -> None:
         """Make the propagation state consistent, once (any state will do)."""
