@@ -236,6 +236,16 @@ class SearchOptions:
         ),
     )
     """Half: it solved more puzzles of the corpus, and scored more, than the tree alone."""
+    bfs: float = field(
+        default=0.2,
+        metadata=option(
+            share,
+            "S: likewise, that share of the searches' time goes before all to a"
+            " breadth-first search for the shortest line to the top goal, played once"
+            " found (it stops for the match once its table is full; not in fill puzzles)",
+        ),
+    )
+    """A fifth: see the results file (puzzles that pay for short solutions)."""
     ordered: bool = field(
         default=False,
         metadata=option(

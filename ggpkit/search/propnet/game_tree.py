@@ -95,9 +95,11 @@ class PropnetTree:
         """Compile (or load) the kernels of the puzzle searches asked for, and find the
         solver's latches and (with ``monotone``) whether the goal never rises, with
         searches of no time: the agent's start does this, so that no move pays for it."""
+        plan = self._fill_plan() if options.fill and options.dfs + options.bfs > 0 else None
+        if options.bfs > 0 and plan is None:
+            self.tree.shortest(bits, 0.0)
         if options.dfs > 0:
             floor = self._floor() if options.monotone else -1
-            plan = self._fill_plan() if options.fill else None
             self.tree.solve(bits, 0.0, options.latches, floor=floor, plan=plan)
         if options.nested > 0:
             self.tree.nested(bits, 0.0, options.seed)
@@ -105,22 +107,31 @@ class PropnetTree:
     def _puzzle_lines(
         self, bits: npt.NDArray[np.uint8], seconds: float, options: SearchOptions
     ) -> tuple[float, list[tuple[float, tuple[int, ...]]], int]:
-        """The lines (value, role 0's move indices) that the depth-first solver and the
-        nested search find in their shares (``options.dfs``, ``options.nested``) of
-        ``seconds``, the seconds left for the tree, and the move index of the fill a fill
+        """The lines (value, role 0's move indices) that the breadth-first search, the
+        depth-first solver and the nested search find in their shares (``options.bfs``,
+        ``options.dfs``, ``options.nested``) of ``seconds``, the seconds left for the
+        tree, and the move index of the fill a fill
         puzzle's solver is under (-1: none; see ``SolverResult.fill``). An unfinished
         solver's line (the best it has seen) worth nothing is left out: it may be merely
         the first the search went down, and played it would overrule the tree, whose
         proofs steer clear of lost positions. The tree gets what is left of the seconds,
         at least :data:`TREE_LEAST` of them (a twentieth once the solver knows the state's
-        value)."""
+        value, or the breadth-first search has a line to the top: the shortest, which
+        beats any other in a puzzle that pays for short lines and ties in one that does
+        not)."""
         floor = self._floor() if options.monotone and options.dfs > 0 else -1
         start = int(self.reasoner.net.move_start[0])
         end = time.perf_counter() + seconds
         lines, fill = [], -1
+        plan = self._fill_plan() if options.fill and options.dfs + options.bfs > 0 else None
+        if options.bfs > 0 and plan is None:
+            shortest = self.tree.shortest(bits, min(options.bfs, 1 - TREE_LEAST) * seconds)
+            if shortest.line:
+                top = self.tree.top_goal()
+                return seconds / 20, [(top, tuple(k - start for k in shortest.line))], -1
         if options.dfs > 0:
-            share = min(options.dfs, 1 - TREE_LEAST)
-            plan = self._fill_plan() if options.fill else None
+            left = (end - time.perf_counter()) / seconds
+            share = max(0.0, min(options.dfs, left - TREE_LEAST))
             solved = self.tree.solve(
                 bits, share * seconds, options.latches, options.ordered, floor, plan
             )

@@ -20,6 +20,7 @@ from ggpkit.reasoning.propnet.build import Propnet
 from ggpkit.reasoning.propnet.incremental import net_arrays, prepare, with_latches, work_arrays
 from ggpkit.reasoning.propnet.latches import Latches, goal_latches
 from ggpkit.search.propnet import kernels as sk
+from ggpkit.search.puzzles.breadth_first import BreadthFirstSearch, ShortestLine
 from ggpkit.search.puzzles.depth_first import DepthFirstSolver, SolverResult
 from ggpkit.search.puzzles.fill_slots import FillPlan
 from ggpkit.search.puzzles.nested import NestedResult, NestedSearch
@@ -31,6 +32,9 @@ LINE_LENGTH = 100_000
 
 SOLVER_MEMORY = 256 << 20
 """Bytes of the depth-first solver's table (a slot: the state's bits and 25 more)."""
+
+SHORTEST_MEMORY = 64 << 20
+"""Bytes of the breadth-first search's table (a slot: the state's bits and 33 more)."""
 
 MAST_MOVES = 100_000
 """Moves of one playout MAST credits at its end (the rest of a longer playout is not)."""
@@ -76,6 +80,7 @@ class PropnetTreeSearch(ArrayTree):
         """The solver's view of the work arrays: with every latch the network has, where
         it has some (the tree reads latches only where one alone forces a goal)."""
         self._solver_latched = False
+        self._shortest: BreadthFirstSearch | None = None
 
     def nested(self, bits: npt.NDArray[np.uint8], seconds: float, seed: int) -> NestedResult:
         """A nested Monte Carlo search of a one-role game from ``bits`` for ``seconds``
@@ -122,6 +127,23 @@ class PropnetTreeSearch(ArrayTree):
         return self._solver.search(
             bits, seconds, work, self._val, budget, latched, ordered, floor, plan
         )
+
+    def shortest(
+        self, bits: npt.NDArray[np.uint8], seconds: float, budget: int | None = None
+    ) -> ShortestLine:
+        """A breadth-first search of a one-role game from ``bits`` for about ``seconds``
+        for its shortest line to role 0's top goal
+        (:mod:`~ggpkit.search.puzzles.breadth_first`; kept for the match while the
+        match follows the line found, or the search is over); ``budget``: expansions a
+        call of the search may make (None: as many as about 50 ms take)."""
+        self._prepare(bits)
+        if self._shortest is None:
+            net = self.net
+            nmoves = int(net.move_start[1] - net.move_start[0])
+            self._shortest = BreadthFirstSearch(
+                self._arrays, len(net.base), nmoves, self.top_goal(), SHORTEST_MEMORY
+            )
+        return self._shortest.search(bits, seconds, self._work, self._val, budget)
 
     def top_goal(self) -> float:
         """Role 0's highest goal in the network (0..1)."""

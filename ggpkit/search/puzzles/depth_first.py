@@ -46,6 +46,7 @@ from ggpkit.reasoning.propnet.incremental import goal_points, goals, load, settl
 from ggpkit.search.propnet.kernels import latch_decided
 from ggpkit.search.puzzles.fill_slots import FillPlan, no_plan, one_slot
 from ggpkit.search.puzzles.nested import child, legal_moves
+from ggpkit.search.puzzles.state_table import StateTable, call_states, find
 from ggpkit.search.tree.kernels import row_hash
 
 OPEN = -2.0
@@ -57,29 +58,9 @@ NO_VALUE = -1.0
 
 SOLVED, OUT_OF_BUDGET, TABLE_FULL, STACK_FULL = 0, 1, 2, 3
 
-FIRST_STATES = 64
-"""New states of a first call, which times them (a state of a big network costs a
-millisecond or more: the first call must not eat a play clock)."""
-
-CALL_SECONDS = 0.05
-"""What a later call aims to take: the deadline is read between calls only."""
-
 LATCH_TRIAL = 4096
 """States checked for settled goals before the checks stop where none was settled:
 a check costs a pass over the network, and a game's latches may never settle a goal."""
-
-
-@njit(cache=True, nogil=True)
-def find(row, keys, rows, used):  # type: ignore[no-untyped-def]
-    """The slot of state ``row`` in the table, or -1 - (the free slot it would take)."""
-    mask = np.uint64(keys.shape[0] - 1)
-    h = row_hash(row)
-    s = np.int64(h & mask)
-    while used[s]:
-        if keys[s] == h and np.array_equal(rows[s], row):
-            return s
-        s = np.int64((np.uint64(s) + np.uint64(1)) & mask)
-    return -1 - s
 
 
 @njit(cache=True, nogil=True)
@@ -93,7 +74,7 @@ def _insert(row, free, keys, rows, used, values, sizes):  # type: ignore[no-unty
 
 
 @njit(cache=True, nogil=True)
-def _terminal_value(net, work, val, row):  # type: ignore[no-untyped-def]
+def terminal_value(net, work, val, row):  # type: ignore[no-untyped-def]
     """Role 0's goal in terminal state ``row`` / 100 (NO_VALUE unless it has just one)."""
     load(row, net, work, val)
     reward = np.zeros(work[4].shape[0], dtype=np.float64)
@@ -142,7 +123,7 @@ def solve(  # type: ignore[no-untyped-def]
     top_move = 0
     n = legal_moves(net, work, val, rows[r], moves)
     if n < 0:
-        values[r] = _terminal_value(net, work, val, rows[r])
+        values[r] = terminal_value(net, work, val, rows[r])
         _finish(r, done, sizes)
         return SOLVED
     if blocking.shape[0] > 0:
@@ -192,7 +173,7 @@ def solve(  # type: ignore[no-untyped-def]
             return STACK_FULL
         n = legal_moves(net, work, val, rows[c], moves[top_move:])
         if n < 0:
-            values[c] = _terminal_value(net, work, val, rows[c])
+            values[c] = terminal_value(net, work, val, rows[c])
             _finish(c, done, sizes)
             if values[c] >= 0:
                 _valued(frames, depth, moves, c, round(values[c] * 1000.0), seen, path)
@@ -367,12 +348,11 @@ class DepthFirstSolver:
     def __init__(
         self, net: tuple[object, ...], nb: int, nmoves: int, top: float, memory: int
     ) -> None:
-        capacity = 1 << max(10, int(memory // (nb + 25)).bit_length() - 1)
+        table = StateTable(nb, memory, 25)
+        capacity = table.capacity
         self._net = net
         self._top = round(top * 1000)
-        self._keys = np.zeros(capacity, dtype=np.uint64)
-        self._rows = np.zeros((capacity, nb), dtype=np.uint8)
-        self._used = np.zeros(capacity, dtype=np.bool_)
+        self._keys, self._rows, self._used = table.keys, table.rows, table.used
         self._values = np.full(capacity, UNSEEN, dtype=np.float64)
         self._done = np.zeros(capacity, dtype=np.int64)
         self._sizes = np.zeros(5, dtype=np.int64)
@@ -415,8 +395,7 @@ class DepthFirstSolver:
         if bits.tobytes() != self._seen_from:  # a new root: nothing seen from it yet
             self._seen_from, self._seen[:] = bits.tobytes(), (-1, 0, -1)
         while not self._full:  # one call at least, then while time is left
-            rate = self._rate
-            states = budget or (FIRST_STATES if rate <= 0 else max(16, int(rate * CALL_SECONDS)))
+            states = call_states(budget, self._rate)
             began, before = time.perf_counter(), int(self._sizes[0])
             status = int(solve(
                 self._net, work, val, bits, self._top, states, self._keys, self._rows,
