@@ -8,6 +8,7 @@ returns is replayed through the game API, and must end where its value says.
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import deque
 from collections.abc import Hashable
@@ -21,6 +22,7 @@ import ggpkit
 from ggpkit.agents.base import Limit
 from ggpkit.games.api import GameError
 from ggpkit.games.gdl.game import GdlGame, load_kif_text
+from ggpkit.gdl.kif import parse_term
 from ggpkit.match.arena import play_match
 from ggpkit.reasoning.propnet.latches import goal_latches
 from ggpkit.search.propnet.tree import PropnetTreeSearch
@@ -408,3 +410,86 @@ def test_a_goal_that_never_rises_values_states_at_the_floor_as_the_oracle_does()
     solved = search_of(game).solve(game.reasoner.bits(start), 60.0, floor=0)  # type: ignore[attr-defined]
     assert solved.exact and solved.value == 1.0
     assert replay(game, start, solved.line) == 1.0
+
+
+def test_the_move_the_solver_is_under_has_only_refuted_moves_before_it() -> None:
+    """BITS has one line to 100 (a, b, b, a, a, b). At each budget the solver's move is
+    one of the root's, and every move the rules list before it truly misses the top
+    (the join-code oracle), so playing it leaves none of the search's work behind."""
+    game = load_kif_text(BITS, reasoner="propnet")
+    twin = load_kif_text(BITS, reasoner="joincode")
+    net = game.reasoner.net  # type: ignore[attr-defined]
+    start = int(net.move_start[0])
+    state = game.initial_state()
+    unders = 0
+    for played in ("a", "b", "b"):  # down the line: the root, after (pick a), (pick b)
+        bits = game.reasoner.bits(state)  # type: ignore[attr-defined]
+        legal = set(game.legal_moves(state, "chooser"))
+        rules_order = [m for m in net.moves[0] if m in legal]
+        for budget in range(1, 40):
+            solved = search_of(game).solve(bits, 0.0, budget=budget)
+            if solved.value == 1.0:
+                assert solved.under == -1
+                break
+            move = net.moves[0][solved.under - start]
+            unders += 1
+            for before in rules_order[: rules_order.index(move)]:
+                child = game.next_state(state, {"chooser": before})
+                assert oracle_value(twin, game.facts(child)) < 1.0
+        state = game.next_state(state, {"chooser": parse_term(f"(pick {played})")})
+    assert unders > 10
+
+
+def picking_rules(bad: dict[str, list[tuple[int, int]]], items: int, picks: int) -> str:
+    """Pick ``picks`` of ``items`` items: 100 where no two picked clash, 60 where only
+    ``B`` clashes are among them, 0 where an ``A`` clash is. Picking more never helps:
+    the goal never rises."""
+    rules = ["(role p)", "(init (step 0))"]
+    rules += [f"(succ {k} {k + 1})" for k in range(picks)]
+    rules += [f"(item {i})" for i in range(items)]
+    rules += [f"(bad{kind} {i} {j})" for kind, pairs in bad.items() for i, j in pairs]
+    rules += [
+        "(<= (legal p (pick ?i)) (item ?i) (not (true (has ?i))))",
+        "(<= (next (has ?i)) (does p (pick ?i)))",
+        "(<= (next (has ?i)) (true (has ?i)))",
+        "(<= (next (step ?m)) (true (step ?k)) (succ ?k ?m))",
+        f"(<= terminal (true (step {picks})))",
+        "(<= clashA (true (has ?i)) (true (has ?j)) (badA ?i ?j))",
+        "(<= clashB (true (has ?i)) (true (has ?j)) (badB ?i ?j))",
+        "(<= (goal p 100) (not clashA) (not clashB))",
+        "(<= (goal p 60) (not clashA) clashB)",
+        "(<= (goal p 0) clashA)",
+    ]
+    return "\n".join(rules)
+
+
+def test_a_goal_that_never_rises_cuts_states_that_cannot_beat_a_line_found() -> None:
+    """Branch and bound on a goal that never rises: the value is the best pick's (every
+    pick of the items walked in plain Python), in no more states than without the cut,
+    and in fewer on some instance."""
+    rng = random.Random(3)
+    fewer = 0
+    for _ in range(12):
+        items, picks = 8, 4
+        pairs = [(i, j) for i in range(items) for j in range(i + 1, items)]
+        rng.shuffle(pairs)
+        bad = {"A": pairs[:5], "B": pairs[5:16]}
+        game = load_kif_text(picking_rules(bad, items, picks), reasoner="propnet")
+        clash = {kind: {frozenset(p) for p in ps} for kind, ps in bad.items()}
+
+        def points(chosen: tuple[int, ...], clash: dict[str, set[frozenset[int]]] = clash) -> int:
+            met = {k for k, ps in clash.items() for p in ps if p <= set(chosen)}
+            return 0 if "A" in met else 60 if "B" in met else 100
+
+        best = max(points(c) for c in itertools.combinations(range(items), picks)) / 100
+        tree = game.info.capabilities.tree_search(None)  # type: ignore[misc]
+        floor = tree._floor()
+        assert floor == 0
+        bits = game.reasoner.bits(game.initial_state())  # type: ignore[attr-defined]
+        cut = tree.tree.solve(bits, 30.0, floor=floor)
+        plain = search_of(game).solve(bits, 30.0)
+        assert cut.value == best == plain.value
+        assert replay(game, game.initial_state(), cut.line) == best
+        assert cut.states <= plain.states
+        fewer += cut.states < plain.states
+    assert fewer > 0

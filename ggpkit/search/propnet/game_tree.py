@@ -65,10 +65,10 @@ class PropnetTree:
         roles = net.roles
         index = -1 if role is None else roles.index(role)
         lines: list[tuple[float, tuple[int, ...]]] = []
-        fill = -1
+        under = -1
         try:
             if len(roles) == 1 and limit.time is not None and limit.time > 0:
-                seconds, lines, fill = self._puzzle_lines(bits, limit.time, options)
+                seconds, lines, under = self._puzzle_lines(bits, limit.time, options)
                 limit = replace(limit, time=seconds)
             elif len(roles) == 1:  # a search by iterations: load the puzzle searches
                 self._load_puzzle_searches(bits, options)
@@ -87,7 +87,7 @@ class PropnetTree:
             playouts=found.playouts,
             best_line=tuple(net.moves[0][i] for i in best_line),
             best_value=best_value,
-            fill=None if fill < 0 or best_value >= self.tree.top_goal() else net.moves[0][fill],
+            under=self._under(under, best_value, found.means),
             greedy=options.greedy,
         )
 
@@ -110,8 +110,8 @@ class PropnetTree:
         """The lines (value, role 0's move indices) that the breadth-first search, the
         depth-first solver and the nested search find in their shares (``options.bfs``,
         ``options.dfs``, ``options.nested``) of ``seconds``, the seconds left for the
-        tree, and the move index of the fill a fill
-        puzzle's solver is under (-1: none; see ``SolverResult.fill``). An unfinished
+        tree, and the move index the solver is under (-1: none; see
+        ``SolverResult.under``). An unfinished
         solver's line (the best it has seen) worth nothing is left out: it may be merely
         the first the search went down, and played it would overrule the tree, whose
         proofs steer clear of lost positions. The tree gets what is left of the seconds,
@@ -122,13 +122,14 @@ class PropnetTree:
         floor = self._floor() if options.monotone and options.dfs > 0 else -1
         start = int(self.reasoner.net.move_start[0])
         end = time.perf_counter() + seconds
-        lines, fill = [], -1
+        lines, under = [], -1
         plan = self._fill_plan() if options.fill and options.dfs + options.bfs > 0 else None
         if options.bfs > 0 and plan is None:
             shortest = self.tree.shortest(bits, min(options.bfs, 1 - TREE_LEAST) * seconds)
-            if shortest.line:
-                top = self.tree.top_goal()
-                return seconds / 20, [(top, tuple(k - start for k in shortest.line))], -1
+            if shortest.line and (shortest.value > 0 or shortest.exact):
+                lines.append((shortest.value, tuple(k - start for k in shortest.line)))
+                if shortest.exact:  # the top goal's shortest line, or the best there is
+                    return seconds / 20, lines, -1
         if options.dfs > 0:
             left = (end - time.perf_counter()) / seconds
             share = max(0.0, min(options.dfs, left - TREE_LEAST))
@@ -139,13 +140,24 @@ class PropnetTree:
                 lines.append((solved.value, tuple(k - start for k in solved.line)))
             if solved.exact and solved.line:
                 return seconds / 20, lines, -1
-            fill = solved.fill - start if solved.fill >= 0 else -1
+            under = solved.under - start if solved.under >= 0 else -1
         if options.nested > 0:
             left = end - time.perf_counter()
             seed = options.seed ^ NESTED_SEED
             found = self.tree.nested(bits, min(left, options.nested * seconds), seed)
             lines.append((found.value, tuple(k - start for k in found.line)))
-        return max(TREE_LEAST * seconds, end - time.perf_counter()), lines, fill
+        return max(TREE_LEAST * seconds, end - time.perf_counter()), lines, under
+
+    def _under(self, under: int, best_value: float, means: tuple[float, ...]) -> Term | None:
+        """The move the solver is under (index ``under``; -1: none), to play where no line
+        to the top is known (``best_value`` below it) and the tree knows nothing better:
+        in a fill puzzle, whose goal comes only at the end, always; elsewhere where none
+        of the tree's playouts has scored (``means``: the root's)."""
+        if under < 0 or best_value >= self.tree.top_goal():
+            return None
+        if self._plan is None and max(means, default=0.0) > 0:
+            return None
+        return self.reasoner.net.moves[0][under]
 
     def _floor(self) -> int:
         """Role 0's least goal where random matches never saw its goal rise, else -1
