@@ -51,12 +51,10 @@ class TreeReport:
     best_line: tuple[Term, ...] = ()
     """One-role games: the moves of the best line found from the root."""
     best_value: float = -1.0
-    under: Term | None = None
-    """One-role games whose solver knows no line to the top goal yet: the move its
-    search is under, to play ahead of the tree's statistics where they know nothing: in
-    a fill puzzle, whose goal is given only at the end
-    (:mod:`~ggpkit.search.puzzles.fill_slots`), and where no playout of the tree's has
-    scored."""
+    fill: Term | None = None
+    """One-role fill puzzles whose solver knows no line to the top goal yet: the move
+    its search is under, to play ahead of the tree's statistics, which know nothing of
+    a goal given only at the end (:mod:`~ggpkit.search.puzzles.fill_slots`)."""
     greedy: bool = False
     """The playouts were greedy (asked for, and the tree's playouts are otherwise
     uniform): they then cost more than the game's own timed playouts."""

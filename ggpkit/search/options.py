@@ -242,7 +242,9 @@ class SearchOptions:
             share,
             "S: likewise, that share of the searches' time goes before all to a"
             " breadth-first search for the shortest line to the top goal, played once"
-            " found (it stops for the match once its table is full; not in fill puzzles)",
+            " found; where random matches show a step counter, it keeps each position"
+            " once, at its first arrival (it stops for the match once its table is full;"
+            " not in fill puzzles)",
         ),
     )
     """A fifth: see the results file (puzzles that pay for short solutions)."""

@@ -171,12 +171,12 @@ def test_an_unfinished_solver_is_under_a_cell_with_fewest_digits_and_a_forced_on
         bits = game.reasoner.bits(game.initial_state())  # type: ignore[attr-defined]
         solved = search_of(game).solve(bits, 0.0, plan=plan, budget=8)  # type: ignore[attr-defined]
         if solved.value == 1.0:
-            assert solved.under == -1
+            assert solved.fill == -1
             continue
-        if solved.under < 0:
+        if solved.fill < 0:
             continue
         under += 1
-        move = net.moves[0][solved.under - int(net.move_start[0])]
+        move = net.moves[0][solved.fill - int(net.move_start[0])]
         r, c, d = (int(str(a)) for a in move.args)
         r, c = r - 1, c - 1
         blanks = [(i, j) for i in range(6) for j in range(6) if grid[i][j] == BLANK]

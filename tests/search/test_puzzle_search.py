@@ -22,7 +22,6 @@ import ggpkit
 from ggpkit.agents.base import Limit
 from ggpkit.games.api import GameError
 from ggpkit.games.gdl.game import GdlGame, load_kif_text
-from ggpkit.gdl.kif import parse_term
 from ggpkit.match.arena import play_match
 from ggpkit.reasoning.propnet.latches import goal_latches
 from ggpkit.search.propnet.tree import PropnetTreeSearch
@@ -410,34 +409,6 @@ def test_a_goal_that_never_rises_values_states_at_the_floor_as_the_oracle_does()
     solved = search_of(game).solve(game.reasoner.bits(start), 60.0, floor=0)  # type: ignore[attr-defined]
     assert solved.exact and solved.value == 1.0
     assert replay(game, start, solved.line) == 1.0
-
-
-def test_the_move_the_solver_is_under_has_only_refuted_moves_before_it() -> None:
-    """BITS has one line to 100 (a, b, b, a, a, b). At each budget the solver's move is
-    one of the root's, and every move the rules list before it truly misses the top
-    (the join-code oracle), so playing it leaves none of the search's work behind."""
-    game = load_kif_text(BITS, reasoner="propnet")
-    twin = load_kif_text(BITS, reasoner="joincode")
-    net = game.reasoner.net  # type: ignore[attr-defined]
-    start = int(net.move_start[0])
-    state = game.initial_state()
-    unders = 0
-    for played in ("a", "b", "b"):  # down the line: the root, after (pick a), (pick b)
-        bits = game.reasoner.bits(state)  # type: ignore[attr-defined]
-        legal = set(game.legal_moves(state, "chooser"))
-        rules_order = [m for m in net.moves[0] if m in legal]
-        for budget in range(1, 40):
-            solved = search_of(game).solve(bits, 0.0, budget=budget)
-            if solved.value == 1.0:
-                assert solved.under == -1
-                break
-            move = net.moves[0][solved.under - start]
-            unders += 1
-            for before in rules_order[: rules_order.index(move)]:
-                child = game.next_state(state, {"chooser": before})
-                assert oracle_value(twin, game.facts(child)) < 1.0
-        state = game.next_state(state, {"chooser": parse_term(f"(pick {played})")})
-    assert unders > 10
 
 
 def picking_rules(bad: dict[str, list[tuple[int, int]]], items: int, picks: int) -> str:

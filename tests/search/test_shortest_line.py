@@ -13,12 +13,14 @@ from collections import deque
 from collections.abc import Hashable
 
 import pytest
-from reasoning.test_propnet import _games_dir
 
 from ggpkit.agents.base import Limit
 from ggpkit.games.gdl.game import GdlGame, load_kif_text
+from ggpkit.gdl.terms import functor
 from ggpkit.match.arena import play_match
 from ggpkit.search.propnet.tree import PropnetTreeSearch
+from ggpkit.search.puzzles.step_counter import step_counter
+from search.test_puzzle_search import public_pair
 
 STEPS = 12
 """The random puzzles' step limit."""
@@ -160,12 +162,7 @@ def test_the_search_follows_its_line_and_starts_again_off_it() -> None:
 def test_pancakes_shortest_line_is_the_join_code_walks() -> None:
     """pancakes scores 100 only within seven flips; the oracle walks the join-code
     reasoner's states breadth-first to the first sorted stack."""
-    path = _games_dir() / "pancakes.kif"
-    if not path.is_file():
-        pytest.skip(f"{path} is absent")
-    text = path.read_text()
-    game = load_kif_text(text, str(path), reasoner="propnet")
-    twin = load_kif_text(text, str(path), reasoner="joincode")
+    game, twin = public_pair("pancakes")
     found = search_of(game).shortest(game.reasoner.bits(game.initial_state()), 30.0)  # type: ignore[attr-defined]
     role = twin.roles[0]
     depth = {twin.initial_state(): 0}
@@ -196,3 +193,86 @@ def test_the_agent_with_the_search_reaches_the_graphs_best_goal() -> None:
     assert distance is not None
     record = play_match(game, ["mcts:time=0.2,dfs=0"], 0, 1, Limit())
     assert record.goals == {"walker": 100 - 5 * distance}
+
+
+def counter_names(game: GdlGame) -> set[str] | None:
+    flags = step_counter(game.reasoner, random.Random(0))  # type: ignore[arg-type]
+    if flags is None:
+        return None
+    base = game.reasoner.net.base  # type: ignore[attr-defined]
+    return {functor(fact) for fact, flag in zip(base, flags, strict=True) if flag}
+
+
+def test_a_step_counter_is_found_where_the_rules_count_steps_only() -> None:
+    rules, _ = first_puzzle_with_a_long_line(4)
+    assert counter_names(load_kif_text(rules, reasoner="propnet")) == {"step"}
+    assert counter_names(load_kif_text(RING, reasoner="propnet")) is None
+    picks = """
+    (role p) (init (count 0)) (succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5)
+    (<= (legal p up) (true (count ?n))) (<= (legal p stay) (true (count ?n)))
+    (<= (next (count ?m)) (does p up) (true (count ?n)) (succ ?n ?m))
+    (<= (next (count ?n)) (does p stay) (true (count ?n)))
+    (<= (next (time ?m)) (true (time ?n)) (succ ?n ?m)) (init (time 0))
+    (<= terminal (true (time 5)))
+    (<= (goal p 100) (true (count 3))) (<= (goal p 0) (not (true (count 3))))
+    """
+    assert counter_names(load_kif_text(picks, reasoner="propnet")) == {"time"}
+
+
+RING = """
+(role walker)
+(init (at c0)) (init (step 0))
+(succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6)
+(next0 c0 c1) (next0 c1 c2) (next0 c2 c0)
+(<= (legal walker go) (true (at ?c)))
+(<= (legal walker back) (true (at ?c)))
+(<= (next (at ?d)) (does walker go) (true (at ?c)) (next0 ?c ?d))
+(<= (next (at ?c)) (does walker back) (true (at ?d)) (next0 ?c ?d))
+(<= (next (step ?m)) (true (step ?n)) (succ ?n ?m))
+(<= (next (step 0)) (true (step 6)))
+(<= terminal (true (at c2)) (true (step 3)))
+(<= (goal walker 100) (true (at c2)))
+(<= (goal walker 0) (not (true (at c2))))
+"""
+"""A walk round a ring of three cells whose step count wraps round: no counter (its
+facts come back), and cells recur."""
+
+
+def test_leaving_the_counter_out_keeps_the_shortest_lines_in_fewer_states() -> None:
+    """On random graphs whose walks revisit nodes, the search keyed on the node alone
+    finds a line as short as the one keyed on the whole state, in no more states (fewer
+    on some graph); it proves nothing by seeing every state (where the target is out of
+    reach, the step limit's terminals may all be positions met before, and dropped)."""
+    fewer = 0
+    for seed in range(16):
+        rng = random.Random(100 + seed)
+        rules, edges = graph_puzzle(rng, rng.randint(5, 12))
+        game = load_kif_text(rules, reasoner="propnet")
+        twin = load_kif_text(rules, reasoner="joincode")
+        bits = game.reasoner.bits(game.initial_state())  # type: ignore[attr-defined]
+        counter = step_counter(game.reasoner, random.Random(0))  # type: ignore[arg-type]
+        keyed = search_of(game).shortest(bits, 5.0, counter=counter)
+        whole = search_of(game).shortest(bits, 5.0)
+        distance = graph_distance(edges, max(edges))
+        if distance is None:  # its terminals come at the step limit only: positions
+            assert keyed.value <= 0.0 and not keyed.exact  # seen before, dropped maybe
+            continue
+        assert keyed.value == whole.value == (100 - 5 * distance) / 100
+        assert len(keyed.line) == len(whole.line) == distance
+        assert replay(game, twin, keyed.line)[1] == keyed.value
+        assert keyed.states <= whole.states
+        fewer += keyed.states < whole.states
+    assert fewer > 0
+
+
+def test_hanoi_keyed_on_its_towers_alone() -> None:
+    """hanoi (five discs, 100 for the tower moved in 31 moves): keyed on the towers, the
+    search keeps each of the 243 towers once at most, and its line is the 31 moves."""
+    game, twin = public_pair("hanoi")
+    counter = step_counter(game.reasoner, random.Random(0))  # type: ignore[arg-type]
+    assert counter is not None
+    bits = game.reasoner.bits(game.initial_state())  # type: ignore[attr-defined]
+    keyed = search_of(game).shortest(bits, 60.0, counter=counter)
+    assert keyed.value == 1.0 and len(keyed.line) == 31
+    assert keyed.states <= 243
+    assert replay(game, twin, keyed.line)[1] == 1.0

@@ -333,10 +333,10 @@ class MCTSAgent(Agent):
                 for reply in workers.collect(time.monotonic() + COLLECT_SECONDS):
                     self.best.keep(game, state, reply.line_value, reply.line)
             line_move = self.best.next_move(state)
-            if report.under is not None and (
+            if report.fill is not None and (
                 line_move is None or self.best.value <= report.best_value
             ):
-                return report.under  # the solver's move: no better line kept
+                return report.fill  # a fill puzzle's solver's move: no better line kept
             if line_move is not None and self.best.not_proven_worse(
                 line_move, report.moves, report.exact
             ):

@@ -23,6 +23,7 @@ from ggpkit.search.options import SearchLimit, SearchOptions
 from ggpkit.search.propnet.tree import PropnetTreeSearch
 from ggpkit.search.puzzles.fill_slots import FillPlan, find_plan
 from ggpkit.search.puzzles.goal_monotony import never_rises
+from ggpkit.search.puzzles.step_counter import step_counter
 
 if TYPE_CHECKING:
     from ggpkit.reasoning.propnet.reasoner import PropnetReasoner
@@ -32,6 +33,9 @@ NESTED_SEED = 0x5EED_0F_4E57
 MONOTONY_SEED = 0x60A1
 """Seed of the random matches that look for a goal that never rises (the same finding
 for the same rules)."""
+COUNTER_SEED = 0xC0DE
+"""Seed of the random matches that look for a step counter (the same finding for the
+same rules)."""
 FILL_SEED = 0xF111
 """Seed of the random matches that look for a fill puzzle (the same finding for the
 same rules)."""
@@ -53,6 +57,8 @@ class PropnetTree:
         looked for yet)."""
         self._plan: FillPlan | None = None
         self._plan_looked = False
+        self._counter_flags: npt.NDArray[np.uint8] | None = None
+        self._counter_looked = False
 
     def search(
         self, state: Hashable, limit: SearchLimit, options: SearchOptions, role: str | None = None
@@ -65,10 +71,10 @@ class PropnetTree:
         roles = net.roles
         index = -1 if role is None else roles.index(role)
         lines: list[tuple[float, tuple[int, ...]]] = []
-        under = -1
+        fill = -1
         try:
             if len(roles) == 1 and limit.time is not None and limit.time > 0:
-                seconds, lines, under = self._puzzle_lines(bits, limit.time, options)
+                seconds, lines, fill = self._puzzle_lines(bits, limit.time, options)
                 limit = replace(limit, time=seconds)
             elif len(roles) == 1:  # a search by iterations: load the puzzle searches
                 self._load_puzzle_searches(bits, options)
@@ -87,7 +93,7 @@ class PropnetTree:
             playouts=found.playouts,
             best_line=tuple(net.moves[0][i] for i in best_line),
             best_value=best_value,
-            under=self._under(under, best_value, found.means),
+            fill=None if fill < 0 or best_value >= self.tree.top_goal() else net.moves[0][fill],
             greedy=options.greedy,
         )
 
@@ -97,7 +103,7 @@ class PropnetTree:
         searches of no time: the agent's start does this, so that no move pays for it."""
         plan = self._fill_plan() if options.fill and options.dfs + options.bfs > 0 else None
         if options.bfs > 0 and plan is None:
-            self.tree.shortest(bits, 0.0)
+            self.tree.shortest(bits, 0.0, counter=self._counter())
         if options.dfs > 0:
             floor = self._floor() if options.monotone else -1
             self.tree.solve(bits, 0.0, options.latches, floor=floor, plan=plan)
@@ -110,22 +116,22 @@ class PropnetTree:
         """The lines (value, role 0's move indices) that the breadth-first search, the
         depth-first solver and the nested search find in their shares (``options.bfs``,
         ``options.dfs``, ``options.nested``) of ``seconds``, the seconds left for the
-        tree, and the move index the solver is under (-1: none; see
-        ``SolverResult.under``). An unfinished
-        solver's line (the best it has seen) worth nothing is left out: it may be merely
-        the first the search went down, and played it would overrule the tree, whose
-        proofs steer clear of lost positions. The tree gets what is left of the seconds,
-        at least :data:`TREE_LEAST` of them (a twentieth once the solver knows the state's
-        value, or the breadth-first search has a line to the top: the shortest, which
-        beats any other in a puzzle that pays for short lines and ties in one that does
-        not)."""
+        tree, and the move index of the fill a fill puzzle's solver is under (-1: none;
+        see ``SolverResult.fill``). An unfinished solver's line (the best it has seen)
+        worth nothing is left out: it may be merely the first the search went down, and
+        played it would overrule the tree, whose proofs steer clear of lost positions.
+        The tree gets what is left of the seconds, at least :data:`TREE_LEAST` of them
+        (a twentieth once the solver knows the state's value, or the breadth-first search
+        has a line to the top: the shortest, which beats any other in a puzzle that pays
+        for short lines and ties in one that does not)."""
         floor = self._floor() if options.monotone and options.dfs > 0 else -1
         start = int(self.reasoner.net.move_start[0])
         end = time.perf_counter() + seconds
-        lines, under = [], -1
+        lines, fill = [], -1
         plan = self._fill_plan() if options.fill and options.dfs + options.bfs > 0 else None
         if options.bfs > 0 and plan is None:
-            shortest = self.tree.shortest(bits, min(options.bfs, 1 - TREE_LEAST) * seconds)
+            share = min(options.bfs, 1 - TREE_LEAST)
+            shortest = self.tree.shortest(bits, share * seconds, counter=self._counter())
             if shortest.line and (shortest.value > 0 or shortest.exact):
                 lines.append((shortest.value, tuple(k - start for k in shortest.line)))
                 if shortest.exact:  # the top goal's shortest line, or the best there is
@@ -140,24 +146,13 @@ class PropnetTree:
                 lines.append((solved.value, tuple(k - start for k in solved.line)))
             if solved.exact and solved.line:
                 return seconds / 20, lines, -1
-            under = solved.under - start if solved.under >= 0 else -1
+            fill = solved.fill - start if solved.fill >= 0 else -1
         if options.nested > 0:
             left = end - time.perf_counter()
             seed = options.seed ^ NESTED_SEED
             found = self.tree.nested(bits, min(left, options.nested * seconds), seed)
             lines.append((found.value, tuple(k - start for k in found.line)))
-        return max(TREE_LEAST * seconds, end - time.perf_counter()), lines, under
-
-    def _under(self, under: int, best_value: float, means: tuple[float, ...]) -> Term | None:
-        """The move the solver is under (index ``under``; -1: none), to play where no line
-        to the top is known (``best_value`` below it) and the tree knows nothing better:
-        in a fill puzzle, whose goal comes only at the end, always; elsewhere where none
-        of the tree's playouts has scored (``means``: the root's)."""
-        if under < 0 or best_value >= self.tree.top_goal():
-            return None
-        if self._plan is None and max(means, default=0.0) > 0:
-            return None
-        return self.reasoner.net.moves[0][under]
+        return max(TREE_LEAST * seconds, end - time.perf_counter()), lines, fill
 
     def _floor(self) -> int:
         """Role 0's least goal where random matches never saw its goal rise, else -1
@@ -168,6 +163,15 @@ class PropnetTree:
             falls = never_rises(self.reasoner, random.Random(MONOTONY_SEED))
             self._floor_points = least if falls else -1
         return self._floor_points
+
+    def _counter(self) -> npt.NDArray[np.uint8] | None:
+        """Flags on the base facts of role 0's step counters where random matches show
+        some, else None (found once per tree: see
+        :func:`~ggpkit.search.puzzles.step_counter.step_counter`)."""
+        if not self._counter_looked:
+            self._counter_looked = True
+            self._counter_flags = step_counter(self.reasoner, random.Random(COUNTER_SEED))
+        return self._counter_flags
 
     def _fill_plan(self) -> FillPlan | None:
         """Role 0's fill plan where random matches show a fill puzzle, else None (found

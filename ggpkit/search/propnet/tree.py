@@ -129,19 +129,25 @@ class PropnetTreeSearch(ArrayTree):
         )
 
     def shortest(
-        self, bits: npt.NDArray[np.uint8], seconds: float, budget: int | None = None
+        self,
+        bits: npt.NDArray[np.uint8],
+        seconds: float,
+        budget: int | None = None,
+        counter: npt.NDArray[np.uint8] | None = None,
     ) -> ShortestLine:
         """A breadth-first search of a one-role game from ``bits`` for about ``seconds``
         for its shortest line to role 0's top goal
         (:mod:`~ggpkit.search.puzzles.breadth_first`; kept for the match while the
         match follows the line found, or the search is over); ``budget``: expansions a
-        call of the search may make (None: as many as about 50 ms take)."""
+        call of the search may make (None: as many as about 50 ms take); ``counter``
+        (taken at the first call): flags on the base facts of a step counter, which
+        the search leaves out of the states' key."""
         self._prepare(bits)
         if self._shortest is None:
             net = self.net
             nmoves = int(net.move_start[1] - net.move_start[0])
             self._shortest = BreadthFirstSearch(
-                self._arrays, len(net.base), nmoves, self.top_goal(), SHORTEST_MEMORY
+                self._arrays, len(net.base), nmoves, self.top_goal(), SHORTEST_MEMORY, counter
             )
         return self._shortest.search(bits, seconds, self._work, self._val, budget)
 

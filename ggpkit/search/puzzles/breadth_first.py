@@ -14,7 +14,10 @@ those. States are expanded in the order they were made, which is breadth-first. 
 search is resumable: each call expands a budget of states and the next goes on, until
 a line is found, every reachable state is expanded, or the table is full. A search is
 about one root; asked about another (the match moved on off its line), it starts
-again from there.
+again from there. Where the game counts its steps in the state, the table may leave
+the counter out of the key it tells states apart by
+(:mod:`~ggpkit.search.puzzles.step_counter`): a position is then kept once, at its
+first (shallowest) arrival.
 """
 
 from __future__ import annotations
@@ -28,22 +31,22 @@ from numba import njit
 
 from ggpkit.search.puzzles.depth_first import terminal_value
 from ggpkit.search.puzzles.nested import child, legal_moves
-from ggpkit.search.puzzles.state_table import StateTable, call_states, find
-from ggpkit.search.tree.kernels import row_hash
+from ggpkit.search.puzzles.state_table import StateTable, call_states, find_key, key_hash
 
 FOUND, OUT_OF_BUDGET, TABLE_FULL, EXHAUSTED = 0, 1, 2, 3
 
 
 @njit(cache=True, nogil=True)
 def expand(  # type: ignore[no-untyped-def]
-    net, work, val, top, budget, keys, rows, used, parents, via, order, sizes, moves, tmp
+    net, work, val, top, budget, key, keys, rows, used, parents, via, order, sizes, moves, tmp
 ):  # fmt: skip
     """Expand up to ``budget`` states in the order they were made, from ``order[sizes[1]]``
     on (``sizes[0]``: states made), until a terminal state with role 0's goal at ``top``
     (thousandths) is taken up. ``sizes[2]`` and ``sizes[3]`` keep the best goal of the
     terminal states taken up (thousandths) and the first state with it: the shortest
     line to it. A new state's slot records its parent and the move there (``parents``,
-    ``via``). Returns a status; the table is full at half its slots."""
+    ``via``); states are told apart by their bits where ``key`` is 1. Returns a status;
+    the table is full at half its slots."""
     capacity = keys.shape[0] // 2
     made = 0
     while sizes[1] < sizes[0]:
@@ -63,10 +66,10 @@ def expand(  # type: ignore[no-untyped-def]
             return TABLE_FULL
         for i in range(n):
             child(net, work, val, rows[s], moves[i], tmp)
-            c = find(tmp, keys, rows, used)
+            c = find_key(tmp, key, keys, rows, used)
             if c < 0:
                 c = -1 - c
-                keys[c], used[c] = row_hash(tmp), True
+                keys[c], used[c] = key_hash(tmp, key), True
                 rows[c] = tmp
                 parents[c], via[c] = s, moves[i]
                 order[sizes[0]] = c
@@ -93,9 +96,21 @@ class BreadthFirstSearch:
     """The search's table over one network, about one root at a time (one thread)."""
 
     def __init__(
-        self, net: tuple[object, ...], nb: int, nmoves: int, top: float, memory: int
+        self,
+        net: tuple[object, ...],
+        nb: int,
+        nmoves: int,
+        top: float,
+        memory: int,
+        counter: npt.NDArray[np.uint8] | None = None,
     ) -> None:
+        """``counter``: flags over the base facts, 1 on a step counter's, which the
+        table then leaves out of the key it tells states apart by
+        (:mod:`~ggpkit.search.puzzles.step_counter`)."""
         table = StateTable(nb, memory, 33)
+        self._key = np.ones(nb, dtype=np.uint8) if counter is None else 1 - counter
+        self._proves = counter is None
+        """Whether seeing every state without a line to the top proves there is none."""
         capacity = table.capacity
         self._net = net
         self._top = round(top * 1000)
@@ -132,7 +147,8 @@ class BreadthFirstSearch:
             states = call_states(budget, self._rate)
             began, before = time.perf_counter(), int(self._sizes[1])
             self._status = int(expand(
-                self._net, work, val, self._top, states, self._keys, self._rows, self._used,
+                self._net, work, val, self._top, states, self._key, self._keys, self._rows,
+                self._used,
                 self._parents, self._via, self._order, self._sizes, self._moves, self._tmp,
             ))  # fmt: skip
             expanded = int(self._sizes[1]) - before
@@ -143,7 +159,7 @@ class BreadthFirstSearch:
         if self._sizes[3] >= 0 and self._line_to != int(self._sizes[3]):
             self._line_to = int(self._sizes[3])
             self._line = self._read_line(self._line_to)
-        exact = self._status in (FOUND, EXHAUSTED)
+        exact = self._status == FOUND or (self._status == EXHAUSTED and self._proves)
         value = float(self._sizes[2]) / 1000.0 if self._sizes[3] >= 0 else -1.0
         return ShortestLine(value, self._line, exact, int(self._sizes[0]))
 
@@ -152,8 +168,9 @@ class BreadthFirstSearch:
         self._root, self._line, self._line_to = bits.tobytes(), (), -1
         self._status = OUT_OF_BUDGET
         self._used[:] = False
-        slot = -1 - int(find(bits, self._keys, self._rows, self._used))
-        self._keys[slot], self._used[slot], self._rows[slot] = row_hash(bits), True, bits
+        slot = -1 - int(find_key(bits, self._key, self._keys, self._rows, self._used))
+        self._keys[slot], self._used[slot] = key_hash(bits, self._key), True
+        self._rows[slot] = bits
         self._parents[slot], self._order[0] = -1, slot
         self._sizes[:] = (1, 0, -1, -1)
 

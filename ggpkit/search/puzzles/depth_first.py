@@ -233,27 +233,19 @@ def _fewest_first(net, work, val, bits, moves, n, blocking, fills, fill_count, c
 
 
 @njit(cache=True, nogil=True)
-def next_under(  # type: ignore[no-untyped-def]
-    net, work, val, bits, top, keys, rows, used, values, moves, plan, scores, counts, tmp
-):  # fmt: skip
-    """The move the search from state ``bits`` is under: of its moves in the search's
-    order (in a fill puzzle those that fill the slot with the fewest ways to fill it;
-    with ``scores``, best first by the goal they lead to), the first whose state the
-    table has not valued below ``top`` (thousandths); -1 where the state has no choice,
-    a fill puzzle's state no slot, or every such move is refuted. ``plan``: (blocking,
-    fills, fill_count), blocking empty where the game is no fill puzzle; ``moves``:
-    scratch."""
+def next_fill(net, work, val, bits, top, keys, rows, used, values, moves, plan, counts, tmp):  # type: ignore[no-untyped-def]
+    """The move the search from state ``bits`` is under: of the moves that fill the slot
+    with the fewest ways to fill it (the search's order), the first whose state the
+    table has not valued below ``top`` (thousandths); -1 where the state has no choice
+    or no slot, or every such move is refuted. ``plan``: (blocking, fills, fill_count);
+    ``moves``: scratch."""
     n = legal_moves(net, work, val, bits, moves)
     if n <= 1:
         return -1
     blocking, fills, fill_count = plan
-    kept = n
-    if blocking.shape[0] > 0:
-        kept = one_slot(net, work, val, bits, moves, n, blocking, fills, fill_count, counts, tmp)
-        if kept == n:
-            return -1
-    if scores.shape[0] > 0:
-        _order_by_goal(net, work, val, bits, moves[:kept], scores, tmp)
+    kept = one_slot(net, work, val, bits, moves, n, blocking, fills, fill_count, counts, tmp)
+    if kept == n:
+        return -1
     for i in range(kept):
         child(net, work, val, bits, moves[i], tmp)
         c = find(tmp, keys, rows, used)
@@ -351,11 +343,11 @@ class SolverResult:
     line: tuple[int, ...]
     exact: bool
     states: int
-    under: int = -1
-    """Where the search has no line to the top yet: the legal literal it is under
-    (:func:`next_under`), to play rather than a guess that leaves its work behind; in a
-    fill puzzle where the slot has one way left to fill it, every line to the top plays
-    it (moves commute, and one once illegal stays so). -1: none."""
+    fill: int = -1
+    """Where a fill puzzle's search has no line to the top yet: the legal literal it is
+    under (:func:`next_fill`), to play rather than a guess that leaves its work behind;
+    where the slot has one way left to fill it, every line to the top plays it (moves
+    commute, and one once illegal stays so). -1: none."""
 
 
 class DepthFirstSolver:
@@ -428,11 +420,11 @@ class DepthFirstSolver:
         exact = status == SOLVED and not self._sizes[1]
         value, line = self._line_from(bits, work, val)
         under = -1
-        if round(value * 1000) < self._top:
-            under = int(next_under(
+        if plan is not None and round(value * 1000) < self._top:
+            under = int(next_fill(
                 self._net, work, val, bits, self._top, self._keys, self._rows, self._used,
-                self._values, self._moves, (fill.blocking, fill.fills, fill.fill_count),
-                scores, self._counts, self._tmp,
+                self._values, self._moves, (plan.blocking, plan.fills, plan.fill_count),
+                self._counts, self._tmp,
             ))  # fmt: skip
         return SolverResult(value, line, exact, int(self._sizes[0]), under)
 

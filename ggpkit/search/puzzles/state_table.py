@@ -35,6 +35,38 @@ def find(row, keys, rows, used):  # type: ignore[no-untyped-def]
     return -1 - s
 
 
+@njit(cache=True, nogil=True)
+def key_hash(row, key):  # type: ignore[no-untyped-def]
+    """:func:`~ggpkit.search.tree.kernels.row_hash` of the row's items where ``key`` is 1
+    (0 elsewhere)."""
+    h = np.uint64(0xCBF29CE484222325)
+    for i in range(row.shape[0]):
+        h = (h ^ np.uint64(row[i] & key[i])) * np.uint64(0x100000001B3)
+    return h ^ (h >> np.uint64(29))
+
+
+@njit(cache=True, nogil=True)
+def find_key(row, key, keys, rows, used):  # type: ignore[no-untyped-def]
+    """:func:`find` of a table whose states are told apart by the items where ``key`` is
+    1 alone (the slot of a state equal there to ``row``)."""
+    mask = np.uint64(keys.shape[0] - 1)
+    h = key_hash(row, key)
+    s = np.int64(h & mask)
+    while used[s]:
+        if keys[s] == h and _same_key(rows[s], row, key):
+            return s
+        s = np.int64((np.uint64(s) + np.uint64(1)) & mask)
+    return -1 - s
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _same_key(a, b, key):  # type: ignore[no-untyped-def]
+    for i in range(a.shape[0]):  # noqa: SIM110 - a loop numba compiles
+        if (a[i] ^ b[i]) & key[i]:
+            return False
+    return True
+
+
 class StateTable:
     """The slots (``keys``, ``rows``, ``used``): as many, a power of two, as fit in
     ``memory`` bytes where a slot takes the state's bits and ``extra`` bytes more."""
