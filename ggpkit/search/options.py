@@ -265,6 +265,16 @@ class SearchOptions:
     )
     """On: it found such goals in the queens puzzles, hitori and a few more, where it
     raised the scores, and changed nothing elsewhere."""
+    commute: bool = field(
+        default=True,
+        metadata=option(
+            flag,
+            "1: where random matches show a one-role game's moves to commute (either order"
+            " reaches one state, and no move becomes legal that was not), that solver tries"
+            " each set of moves in one order (not in fill puzzles)",
+        ),
+    )
+    """On: see the results file (queens, knights)."""
     fill: bool = field(
         default=True,
         metadata=option(

@@ -25,6 +25,7 @@ from ggpkit.games.gdl.game import GdlGame, load_kif_text
 from ggpkit.match.arena import play_match
 from ggpkit.reasoning.propnet.latches import goal_latches
 from ggpkit.search.propnet.tree import PropnetTreeSearch
+from ggpkit.search.puzzles.commuting import moves_commute
 from ggpkit.search.puzzles.depth_first import DepthFirstSolver, best_line
 from ggpkit.search.puzzles.goal_monotony import never_rises
 
@@ -434,6 +435,22 @@ def picking_rules(bad: dict[str, list[tuple[int, int]]], items: int, picks: int)
     return "\n".join(rules)
 
 
+def random_picking(rng: random.Random, items: int, a: int, b: int) -> tuple[GdlGame, float]:
+    """A picking puzzle (four of ``items``) with ``a`` random A clashes and ``b`` B
+    clashes, and its best pick's value (0..1), every pick walked in plain Python."""
+    pairs = [(i, j) for i in range(items) for j in range(i + 1, items)]
+    rng.shuffle(pairs)
+    bad = {"A": pairs[:a], "B": pairs[a : a + b]}
+    clash = {kind: {frozenset(p) for p in ps} for kind, ps in bad.items()}
+
+    def points(chosen: tuple[int, ...]) -> int:
+        met = {k for k, ps in clash.items() for p in ps if p <= set(chosen)}
+        return 0 if "A" in met else 60 if "B" in met else 100
+
+    best = max(points(c) for c in itertools.combinations(range(items), 4)) / 100
+    return load_kif_text(picking_rules(bad, items, 4), reasoner="propnet"), best
+
+
 def test_a_goal_that_never_rises_cuts_states_that_cannot_beat_a_line_found() -> None:
     """Branch and bound on a goal that never rises: the value is the best pick's (every
     pick of the items walked in plain Python), in no more states than without the cut,
@@ -441,18 +458,7 @@ def test_a_goal_that_never_rises_cuts_states_that_cannot_beat_a_line_found() -> 
     rng = random.Random(3)
     fewer = 0
     for _ in range(12):
-        items, picks = 8, 4
-        pairs = [(i, j) for i in range(items) for j in range(i + 1, items)]
-        rng.shuffle(pairs)
-        bad = {"A": pairs[:5], "B": pairs[5:16]}
-        game = load_kif_text(picking_rules(bad, items, picks), reasoner="propnet")
-        clash = {kind: {frozenset(p) for p in ps} for kind, ps in bad.items()}
-
-        def points(chosen: tuple[int, ...], clash: dict[str, set[frozenset[int]]] = clash) -> int:
-            met = {k for k, ps in clash.items() for p in ps if p <= set(chosen)}
-            return 0 if "A" in met else 60 if "B" in met else 100
-
-        best = max(points(c) for c in itertools.combinations(range(items), picks)) / 100
+        game, best = random_picking(rng, 8, 5, 11)
         tree = game.info.capabilities.tree_search(None)  # type: ignore[misc]
         floor = tree._floor()
         assert floor == 0
@@ -464,3 +470,27 @@ def test_a_goal_that_never_rises_cuts_states_that_cannot_beat_a_line_found() -> 
         assert cut.states <= plain.states
         fewer += cut.states < plain.states
     assert fewer > 0
+
+
+def test_moves_commute_where_picks_do_and_not_where_a_walk_goes_on() -> None:
+    picks = load_kif_text(picking_rules({"A": [(0, 1)], "B": [(2, 3)]}, 8, 4), reasoner="propnet")
+    assert moves_commute(picks.reasoner, random.Random(0))  # type: ignore[arg-type]
+    ring = load_kif_text(RING, reasoner="propnet")
+    assert not moves_commute(ring.reasoner, random.Random(0))  # type: ignore[arg-type]
+    bits = load_kif_text(BITS, reasoner="propnet")  # (pick a) then (pick b) is not (b, a)
+    assert not moves_commute(bits.reasoner, random.Random(0))  # type: ignore[arg-type]
+
+
+def test_moves_tried_in_one_order_value_picks_as_every_pick_does() -> None:
+    """Where moves commute, each set of picks tried in one order: the best pick's value
+    (every pick walked in plain Python), a line that replays to it, and fewer states
+    than the search over every order."""
+    rng = random.Random(5)
+    for _ in range(8):
+        game, best = random_picking(rng, 9, 6, 12)
+        bits = game.reasoner.bits(game.initial_state())  # type: ignore[attr-defined]
+        in_order = search_of(game).solve(bits, 30.0, in_order=True)
+        every = search_of(game).solve(bits, 30.0)
+        assert in_order.value == best == every.value
+        assert replay(game, game.initial_state(), in_order.line) == best
+        assert in_order.states < every.states

@@ -167,10 +167,11 @@ class MCTSAgent(Agent):
 
     def _worker(self, index: int) -> MCTSAgent:
         """The searcher of worker ``index``: the same settings, its own random stream, and
-        no depth-first solver (it is deterministic: a worker's would repeat this one's
-        work, and the core is better spent on the worker's tree)."""
+        no depth-first solver or breadth-first search (they are deterministic: a
+        worker's would repeat this one's work, and the core is better spent on the
+        worker's tree)."""
         seed = self.rng.randrange(2**63)
-        return MCTSAgent(self.limit, seed, replace(self.options, threads=1, dfs=0.0))
+        return MCTSAgent(self.limit, seed, replace(self.options, threads=1, dfs=0.0, bfs=0.0))
 
     def root_visits(self, role: str) -> dict[Term, int]:
         """How often the last search tried each of ``role``'s moves at its root (but the

@@ -21,6 +21,7 @@ from ggpkit.gdl.terms import Term
 from ggpkit.search.contract import CannotSearchError, TreeReport
 from ggpkit.search.options import SearchLimit, SearchOptions
 from ggpkit.search.propnet.tree import PropnetTreeSearch
+from ggpkit.search.puzzles.commuting import moves_commute
 from ggpkit.search.puzzles.fill_slots import FillPlan, find_plan
 from ggpkit.search.puzzles.goal_monotony import never_rises
 from ggpkit.search.puzzles.step_counter import step_counter
@@ -33,6 +34,9 @@ NESTED_SEED = 0x5EED_0F_4E57
 MONOTONY_SEED = 0x60A1
 """Seed of the random matches that look for a goal that never rises (the same finding
 for the same rules)."""
+COMMUTE_SEED = 0xC033
+"""Seed of the random matches that look for moves that commute (the same finding for
+the same rules)."""
 COUNTER_SEED = 0xC0DE
 """Seed of the random matches that look for a step counter (the same finding for the
 same rules)."""
@@ -57,6 +61,7 @@ class PropnetTree:
         looked for yet)."""
         self._plan: FillPlan | None = None
         self._plan_looked = False
+        self._commuting: bool | None = None
         self._counter_flags: npt.NDArray[np.uint8] | None = None
         self._counter_looked = False
 
@@ -106,7 +111,8 @@ class PropnetTree:
             self.tree.shortest(bits, 0.0, counter=self._counter())
         if options.dfs > 0:
             floor = self._floor() if options.monotone else -1
-            self.tree.solve(bits, 0.0, options.latches, floor=floor, plan=plan)
+            in_order = options.commute and plan is None and self._commutes()
+            self.tree.solve(bits, 0.0, options.latches, floor=floor, plan=plan, in_order=in_order)
         if options.nested > 0:
             self.tree.nested(bits, 0.0, options.seed)
 
@@ -139,8 +145,16 @@ class PropnetTree:
         if options.dfs > 0:
             left = (end - time.perf_counter()) / seconds
             share = max(0.0, min(options.dfs, left - TREE_LEAST))
+            in_order = options.commute and plan is None and self._commutes()
             solved = self.tree.solve(
-                bits, share * seconds, options.latches, options.ordered, floor, plan
+                bits,
+                share * seconds,
+                options.latches,
+                options.ordered,
+                floor,
+                plan,
+                None,
+                in_order,
             )
             if solved.value > 0 or solved.exact:  # (a nought line: maybe the first it met)
                 lines.append((solved.value, tuple(k - start for k in solved.line)))
@@ -163,6 +177,13 @@ class PropnetTree:
             falls = never_rises(self.reasoner, random.Random(MONOTONY_SEED))
             self._floor_points = least if falls else -1
         return self._floor_points
+
+    def _commutes(self) -> bool:
+        """Whether random matches show role 0's moves to commute (found once per tree:
+        see :func:`~ggpkit.search.puzzles.commuting.moves_commute`)."""
+        if self._commuting is None:
+            self._commuting = moves_commute(self.reasoner, random.Random(COMMUTE_SEED))
+        return self._commuting
 
     def _counter(self) -> npt.NDArray[np.uint8] | None:
         """Flags on the base facts of role 0's step counters where random matches show

@@ -100,6 +100,7 @@ class PropnetTreeSearch(ArrayTree):
         floor: int = -1,
         plan: FillPlan | None = None,
         budget: int | None = None,
+        in_order: bool = False,
     ) -> SolverResult:
         """A depth-first search of a one-role game from ``bits`` for about ``seconds``
         (:mod:`~ggpkit.search.puzzles.depth_first`; its table is kept for the match). With
@@ -109,7 +110,8 @@ class PropnetTreeSearch(ArrayTree):
         settle nothing). ``ordered``: moves best first by the goal they lead to;
         ``floor`` >= 0: role 0's goal never rises, and a state at that goal is valued so
         at once; ``plan``: a fill puzzle's slots (searched one at a time); ``budget``:
-        new states a call of the search may make (None: as many as about 50 ms take)."""
+        new states a call of the search may make (None: as many as about 50 ms take);
+        ``in_order``: the moves commute, and each set of them is tried in one order."""
         self._prepare(bits)
         if self._solver_work is None:
             found = goal_latches(self.net, alone=False) if latches else None
@@ -125,7 +127,7 @@ class PropnetTreeSearch(ArrayTree):
             )
         work, latched = self._solver_work, self._solver_latched
         return self._solver.search(
-            bits, seconds, work, self._val, budget, latched, ordered, floor, plan
+            bits, seconds, work, self._val, budget, latched, ordered, floor, plan, in_order
         )
 
     def shortest(

@@ -32,7 +32,8 @@ valued so at once: queens06ug, 600,000 states unsolved without, is solved in 6,8
 and a state whose goal is no better than a line already found from the root is cut
 (branch and bound: no line from it can beat that one; values are no longer exact).
 In a fill puzzle (:mod:`~ggpkit.search.puzzles.fill_slots`) each state's moves are
-those of one slot, the one with the fewest.
+those of one slot, the one with the fewest; elsewhere, where moves commute
+(:mod:`~ggpkit.search.puzzles.commuting`), each set of moves is tried in one order.
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ def terminal_value(net, work, val, row):  # type: ignore[no-untyped-def]
 @njit(cache=True, nogil=True)
 def solve(  # type: ignore[no-untyped-def]
     net, work, val, root, top, budget, keys, rows, used, values, done, sizes, frames, moves, tmp,
-    latched, scores, seen, path, floor, blocking, fills, fill_count, counts
+    latched, scores, seen, path, floor, blocking, fills, fill_count, counts, in_order
 ):  # fmt: skip
     """Search from state ``root`` until its value is known, ``budget`` new states were
     made, or the table (``sizes[0]`` of its slots used, at most half of them) or the move
@@ -108,7 +109,10 @@ def solve(  # type: ignore[no-untyped-def]
     is valued so at once. With a fill plan (``blocking`` not empty: see
     :mod:`~ggpkit.search.puzzles.fill_slots`; ``fills`` and ``fill_count`` its moves'
     slots, ``counts`` scratch), each state's moves are those of its slot with the
-    fewest, and a state with a slot no move fills has no value. Returns a status.
+    fewest, and a state with a slot no move fills has no value. With ``in_order`` (the
+    moves commute: :mod:`~ggpkit.search.puzzles.commuting`), a state's moves below the
+    index of the move that led to it are left out: each set of moves is tried in one
+    order. Returns a status.
     ``frames`` is the path: per level its slot, first move, move count, next move and
     best value so far; ``moves`` holds the levels' legal moves end to end."""
     capacity = keys.shape[0] // 2
@@ -180,6 +184,13 @@ def solve(  # type: ignore[no-untyped-def]
             if values[c] >= 0:
                 _valued(frames, depth, moves, c, round(values[c] * 1000.0), seen, path)
             continue
+        if in_order:
+            sizes[1] = 1
+            n = _from_move(moves, top_move, n, moves[first + nxt])
+            if n == 0:  # every move of it comes sooner in another order
+                values[c] = NO_VALUE
+                _finish(c, done, sizes)
+                continue
         if latched and (sizes[3] < LATCH_TRIAL or sizes[4] > 0):
             sizes[3] += 1
             one[0] = c
@@ -220,6 +231,18 @@ def solve(  # type: ignore[no-untyped-def]
         values[c] = OPEN
         top_move += n
     return SOLVED
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _from_move(moves, start, n, move):  # type: ignore[no-untyped-def]
+    """Keep of ``moves[start : start + n]`` those of index ``move`` or later, at the
+    front: their number."""
+    kept = 0
+    for i in range(start, start + n):
+        if moves[i] >= move:
+            moves[start + kept] = moves[i]
+            kept += 1
+    return kept
 
 
 @njit(cache=True, nogil=True)
@@ -389,19 +412,27 @@ class DepthFirstSolver:
         ordered: bool = False,
         floor: int = -1,
         plan: FillPlan | None = None,
+        in_order: bool = False,
     ) -> SolverResult:
         """Search ``bits`` for about ``seconds`` (on the owner's propagation state), in
         calls of ``budget`` new states each (default: about 50 ms of them); ``latched``:
         ``work`` holds latches that force goals; ``ordered``: each state's moves are
         tried best first by the goal they lead to; ``floor`` >= 0: a state whose goal is
         that is valued so at once (see :func:`solve`); ``plan``: the game is a fill
-        puzzle, searched one slot at a time (:mod:`~ggpkit.search.puzzles.fill_slots`)."""
+        puzzle, searched one slot at a time (:mod:`~ggpkit.search.puzzles.fill_slots`);
+        ``in_order``: the moves commute, and each set of them is tried in one order
+        (the table is then about one root: a new root that the search has not solved
+        starts it afresh, as the sets below it were searched in the old root's orders)."""
         deadline = time.perf_counter() + seconds
         status = OUT_OF_BUDGET
         scores = self._scores if ordered else self._scores[:0]
         fill = plan or self._no_plan
         if bits.tobytes() != self._seen_from:  # a new root: nothing seen from it yet
             self._seen_from, self._seen[:] = bits.tobytes(), (-1, 0, -1)
+            if in_order and not self._solved(bits):
+                self._used[:] = False
+                self._sizes[0] = self._sizes[2] = 0
+                self._full = False
         while not self._full:  # one call at least, then while time is left
             states = call_states(budget, self._rate)
             began, before = time.perf_counter(), int(self._sizes[0])
@@ -409,7 +440,7 @@ class DepthFirstSolver:
                 self._net, work, val, bits, self._top, states, self._keys, self._rows,
                 self._used, self._values, self._done, self._sizes, self._frames, self._moves,
                 self._tmp, latched, scores, self._seen, self._path, floor, fill.blocking,
-                fill.fills, fill.fill_count, self._counts,
+                fill.fills, fill.fill_count, self._counts, in_order,
             ))  # fmt: skip
             made = int(self._sizes[0]) - before
             if made > 0:
@@ -427,6 +458,11 @@ class DepthFirstSolver:
                 self._counts, self._tmp,
             ))  # fmt: skip
         return SolverResult(value, line, exact, int(self._sizes[0]), under)
+
+    def _solved(self, bits: npt.NDArray[np.uint8]) -> bool:
+        """Whether the table values state ``bits`` at the top goal."""
+        slot = int(find(bits, self._keys, self._rows, self._used))
+        return slot >= 0 and round(float(self._values[slot]) * 1000) >= self._top
 
     def _line_from(
         self, bits: npt.NDArray[np.uint8], work: tuple[object, ...], val: npt.NDArray[np.uint8]

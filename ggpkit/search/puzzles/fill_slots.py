@@ -31,6 +31,7 @@ import numpy.typing as npt
 from numba import njit
 
 from ggpkit.reasoning.propnet.latches import top_goal_blockers
+from ggpkit.search.puzzles.commuting import commute
 from ggpkit.search.puzzles.nested import child
 
 if TYPE_CHECKING:
@@ -152,22 +153,10 @@ class _Sample:
 
     def _commute(self, state: bytes, first: Term, second: Term) -> bool:
         """Whether two legal moves played in either order reach one state, with each
-        legal after the other in both orders or in neither."""
-        if first == second:
-            return True
-        reasoner = self.reasoner
-        a = reasoner.next(state, [first])
-        b = reasoner.next(state, [second])
-        if reasoner.terminal(a) or reasoner.terminal(b):
-            return True
-        second_after = second in reasoner.legal(a, 0)
-        first_after = first in reasoner.legal(b, 0)
-        if second_after != first_after:
-            return False
-        if second_after:
-            self.pairs += 1
-            return reasoner.next(a, [second]) == reasoner.next(b, [first])
-        return True
+        legal after the other in both orders or in neither (see :func:`commute`)."""
+        both = commute(self.reasoner, state, first, second)
+        self.pairs += both is True
+        return both is not False
 
 
 @njit(cache=True, nogil=True)
