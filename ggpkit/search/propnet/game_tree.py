@@ -147,15 +147,9 @@ class PropnetTree:
             share = max(0.0, min(options.dfs, left - TREE_LEAST))
             in_order = options.commute and plan is None and self._commutes()
             solved = self.tree.solve(
-                bits,
-                share * seconds,
-                options.latches,
-                options.ordered,
-                floor,
-                plan,
-                None,
-                in_order,
-            )
+                bits, share * seconds, options.latches, options.ordered, floor, plan,
+                in_order=in_order,
+            )  # fmt: skip
             if solved.value > 0 or solved.exact:  # (a nought line: maybe the first it met)
                 lines.append((solved.value, tuple(k - start for k in solved.line)))
             if solved.exact and solved.line:
