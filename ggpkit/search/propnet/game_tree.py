@@ -106,12 +106,11 @@ class PropnetTree:
         """Compile (or load) the kernels of the puzzle searches asked for, and find the
         solver's latches and (with ``monotone``) whether the goal never rises, with
         searches of no time: the agent's start does this, so that no move pays for it."""
-        plan = self._fill_plan() if options.fill and options.dfs + options.bfs > 0 else None
+        plan, in_order = self._shape(options)
         if options.bfs > 0 and plan is None:
             self.tree.shortest(bits, 0.0, counter=self._counter())
         if options.dfs > 0:
             floor = self._floor() if options.monotone else -1
-            in_order = options.commute and plan is None and self._commutes()
             self.tree.solve(bits, 0.0, options.latches, floor=floor, plan=plan, in_order=in_order)
         if options.nested > 0:
             self.tree.nested(bits, 0.0, options.seed)
@@ -134,7 +133,7 @@ class PropnetTree:
         start = int(self.reasoner.net.move_start[0])
         end = time.perf_counter() + seconds
         lines, fill = [], -1
-        plan = self._fill_plan() if options.fill and options.dfs + options.bfs > 0 else None
+        plan, in_order = self._shape(options)
         if options.bfs > 0 and plan is None:
             share = min(options.bfs, 1 - TREE_LEAST)
             shortest = self.tree.shortest(bits, share * seconds, counter=self._counter())
@@ -145,7 +144,6 @@ class PropnetTree:
         if options.dfs > 0:
             left = (end - time.perf_counter()) / seconds
             share = max(0.0, min(options.dfs, left - TREE_LEAST))
-            in_order = options.commute and plan is None and self._commutes()
             solved = self.tree.solve(
                 bits, share * seconds, options.latches, options.ordered, floor, plan,
                 in_order=in_order,
@@ -171,6 +169,15 @@ class PropnetTree:
             falls = never_rises(self.reasoner, random.Random(MONOTONY_SEED))
             self._floor_points = least if falls else -1
         return self._floor_points
+
+    def _shape(self, options: SearchOptions) -> tuple[FillPlan | None, bool]:
+        """What the puzzle searches asked for by ``options`` know of the game's shape: its
+        fill plan (None: no fill puzzle, or not looked for), and whether the depth-first
+        solver tries each set of moves in one order (moves that commute, and no plan,
+        whose slot order that would cut)."""
+        plan = self._fill_plan() if options.fill and options.dfs + options.bfs > 0 else None
+        in_order = options.dfs > 0 and options.commute and plan is None and self._commutes()
+        return plan, in_order
 
     def _commutes(self) -> bool:
         """Whether random matches show role 0's moves to commute (found once per tree:

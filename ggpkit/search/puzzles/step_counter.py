@@ -3,10 +3,10 @@ of the key it keeps states by.
 
 Why: most puzzles count their steps in the state (``(step 12)``), so a position
 reached in 9 moves and the same position reached in 11 are two states, and a search
-that keeps each state once keeps each position once per count: hanoi7's 2,187 towers
-make 280,000 states. A breadth-first search reaches each position first by a shortest
-line; keyed on the position alone, it keeps that first arrival and drops the later
-ones, which a puzzle that pays for short lines never needs. A goal that asks for a
+that keeps each state once keeps each position once per count it is reached at. A
+breadth-first search reaches each position first by a shortest line; keyed on the
+position alone, it keeps that first arrival and drops the later ones, which a puzzle
+that pays for short lines never needs. A goal that asks for a
 later arrival (an exact step) may need them, so with the counter left out the
 search's failure to find a line is no proof; its lines are real in any case (a state
 keeps its whole bits, counter included, and its goal is read from them).
