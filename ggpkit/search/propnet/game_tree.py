@@ -23,7 +23,7 @@ from ggpkit.search.options import SearchLimit, SearchOptions
 from ggpkit.search.propnet.tree import PropnetTreeSearch
 from ggpkit.search.puzzles.commuting import moves_commute
 from ggpkit.search.puzzles.fill_slots import FillPlan, find_plan
-from ggpkit.search.puzzles.goal_monotony import never_rises
+from ggpkit.search.puzzles.goal_monotony import never_rises, rises_every_move
 from ggpkit.search.puzzles.step_counter import step_counter
 
 if TYPE_CHECKING:
@@ -48,6 +48,19 @@ TREE_LEAST = 1 / 50
 proofs and the root's statistics choose the move while the solver has no answer."""
 
 
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """What the puzzle searches know of a one-role game's shape, found by random
+    matches: its fill plan (None: no fill puzzle, or not looked for), whether the
+    depth-first solver tries each set of moves in one order (moves that commute, and
+    no plan, whose slot order that would cut), and whether it tries each state's moves
+    best first (``SearchOptions.ordered``)."""
+
+    plan: FillPlan | None
+    in_order: bool
+    ordered: bool
+
+
 class PropnetTree:
     """One agent's compiled tree over a propnet game (a :class:`TreeSearch`)."""
 
@@ -62,6 +75,7 @@ class PropnetTree:
         self._plan: FillPlan | None = None
         self._plan_looked = False
         self._commuting: bool | None = None
+        self._rises: bool | None = None
         self._counter_flags: npt.NDArray[np.uint8] | None = None
         self._counter_looked = False
 
@@ -106,12 +120,15 @@ class PropnetTree:
         """Compile (or load) the kernels of the puzzle searches asked for, and find the
         solver's latches and (with ``monotone``) whether the goal never rises, with
         searches of no time: the agent's start does this, so that no move pays for it."""
-        plan, in_order = self._shape(options)
-        if options.bfs > 0 and plan is None:
+        shape = self._shape(options)
+        if options.bfs > 0 and shape.plan is None:
             self.tree.shortest(bits, 0.0, counter=self._counter())
         if options.dfs > 0:
             floor = self._floor() if options.monotone else -1
-            self.tree.solve(bits, 0.0, options.latches, floor=floor, plan=plan, in_order=in_order)
+            self.tree.solve(
+                bits, 0.0, options.latches, shape.ordered, floor, shape.plan,
+                in_order=shape.in_order,
+            )  # fmt: skip
         if options.nested > 0:
             self.tree.nested(bits, 0.0, options.seed)
 
@@ -133,8 +150,8 @@ class PropnetTree:
         start = int(self.reasoner.net.move_start[0])
         end = time.perf_counter() + seconds
         lines, fill = [], -1
-        plan, in_order = self._shape(options)
-        if options.bfs > 0 and plan is None:
+        shape = self._shape(options)
+        if options.bfs > 0 and shape.plan is None:
             share = min(options.bfs, 1 - TREE_LEAST)
             shortest = self.tree.shortest(bits, share * seconds, counter=self._counter())
             if shortest.line and (shortest.value > 0 or shortest.exact):
@@ -145,8 +162,8 @@ class PropnetTree:
             left = (end - time.perf_counter()) / seconds
             share = max(0.0, min(options.dfs, left - TREE_LEAST))
             solved = self.tree.solve(
-                bits, share * seconds, options.latches, options.ordered, floor, plan,
-                in_order=in_order,
+                bits, share * seconds, options.latches, shape.ordered, floor, shape.plan,
+                in_order=shape.in_order,
             )  # fmt: skip
             if solved.value > 0 or solved.exact:  # (a nought line: maybe the first it met)
                 lines.append((solved.value, tuple(k - start for k in solved.line)))
@@ -170,14 +187,14 @@ class PropnetTree:
             self._floor_points = least if falls else -1
         return self._floor_points
 
-    def _shape(self, options: SearchOptions) -> tuple[FillPlan | None, bool]:
-        """What the puzzle searches asked for by ``options`` know of the game's shape: its
-        fill plan (None: no fill puzzle, or not looked for), and whether the depth-first
-        solver tries each set of moves in one order (moves that commute, and no plan,
-        whose slot order that would cut)."""
+    def _shape(self, options: SearchOptions) -> Shape:
+        """What the puzzle searches asked for by ``options`` know of the game's shape."""
         plan = self._fill_plan() if options.fill and options.dfs + options.bfs > 0 else None
         in_order = options.dfs > 0 and options.commute and plan is None and self._commutes()
-        return plan, in_order
+        ordered = options.ordered
+        if ordered is None:
+            ordered = options.dfs > 0 and plan is None and not in_order and self._counts_moves()
+        return Shape(plan, in_order, ordered)
 
     def _commutes(self) -> bool:
         """Whether random matches show role 0's moves to commute (found once per tree:
@@ -185,6 +202,13 @@ class PropnetTree:
         if self._commuting is None:
             self._commuting = moves_commute(self.reasoner, random.Random(COMMUTE_SEED))
         return self._commuting
+
+    def _counts_moves(self) -> bool:
+        """Whether random matches show role 0's goal to count its moves (found once per
+        tree: see :func:`~ggpkit.search.puzzles.goal_monotony.rises_every_move`)."""
+        if self._rises is None:
+            self._rises = rises_every_move(self.reasoner, random.Random(MONOTONY_SEED))
+        return self._rises
 
     def _counter(self) -> npt.NDArray[np.uint8] | None:
         """Flags on the base facts of role 0's step counters where random matches show

@@ -107,7 +107,8 @@ class PropnetTreeSearch(ArrayTree):
         ``latches`` it values a state that its latched facts decide at once: it looks
         for the network's latches at its first call and takes them all, not only where
         one alone forces a goal as the tree does (it stops checking where the checks
-        settle nothing). ``ordered``: moves best first by the goal they lead to;
+        settle nothing). ``ordered``: moves best first by the goal they lead to, then
+        fewest onward moves first;
         ``floor`` >= 0: role 0's goal never rises, and a state at that goal is valued so
         at once; ``plan``: a fill puzzle's slots (searched one at a time); ``budget``:
         new states a call of the search may make (None: as many as about 50 ms take);

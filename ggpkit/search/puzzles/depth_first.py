@@ -26,13 +26,14 @@ root is solved, the table is full or time is up. What a call finished stays in t
 table, so the next call (and the next move's search) goes on from there. Until the
 root is solved, the line offered is the best the search has seen: the moves down to
 the best valued state it met, then that state's own line. With moves ordered by the
-goal they lead to, the first line down is a greedy one. Where the role's goal never
-rises (:mod:`~ggpkit.search.puzzles.goal_monotony`), a state already at its least goal is
-valued so at once: queens06ug, 600,000 states unsolved without, is solved in 6,858;
-and a state whose goal is no better than a line already found from the root is cut
-(branch and bound: no line from it can beat that one; values are no longer exact).
-In a fill puzzle (:mod:`~ggpkit.search.puzzles.fill_slots`) each state's moves are
-those of one slot, the one with the fewest; elsewhere, where moves commute
+goal they lead to (then fewest onward moves first), the first line down is a greedy
+one. Where the role's goal never rises (:mod:`~ggpkit.search.puzzles.goal_monotony`), a
+state already at its least goal is valued so at once: queens06ug, 600,000 states
+unsolved without, is solved in 6,858; and a state whose goal is no better than a line
+already found from the root is cut (branch and bound: no line from it can beat that
+one; values are no longer exact). In a fill puzzle
+(:mod:`~ggpkit.search.puzzles.fill_slots`) each state's moves are those of one slot,
+the one with the fewest; elsewhere, where moves commute
 (:mod:`~ggpkit.search.puzzles.commuting`), each set of moves is tried in one order.
 """
 
@@ -45,7 +46,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from ggpkit.reasoning.propnet.incremental import goal_points, goals, load, settle_goals
+from ggpkit.reasoning.propnet.incremental import goal_points, goals, lit, load, settle_goals
 from ggpkit.search.propnet.kernels import latch_decided
 from ggpkit.search.puzzles.fill_slots import FillPlan, no_plan, one_slot
 from ggpkit.search.puzzles.nested import child, legal_moves
@@ -60,6 +61,9 @@ NO_VALUE = -1.0
 """A state with no line to a goal (every line loops, or the rules give no single goal)."""
 
 SOLVED, OUT_OF_BUDGET, TABLE_FULL, STACK_FULL = 0, 1, 2, 3
+
+MOST_MOVES = 1 << 20
+"""More than any state's legal moves: a goal point outweighs any count of them."""
 
 LATCH_TRIAL = 4096
 """States checked for settled goals before the checks stop where none was settled:
@@ -293,14 +297,20 @@ def _valued(frames, depth, moves, c, value, seen, path):  # type: ignore[no-unty
 @njit(cache=True, nogil=True)
 def _order_by_goal(net, work, val, bits, moves, scores, tmp):  # type: ignore[no-untyped-def]
     """Sort ``moves`` (role 0's legal literals in state ``bits``) by the goal role 0 has
-    in the state each leads to, best first; ties keep the rules' order (an insertion
-    sort: a level has few moves). Why: where goals grow as a puzzle is solved (queens
-    placed, squares toured) the first line down is a greedy one, and the search stops
-    sooner at a line reaching the top."""
+    in the state each leads to, best first, then by the moves legal there, fewest first,
+    a terminal state last; ties keep the rules' order (an insertion sort: a level has
+    few moves). Why: where goals grow as a puzzle is solved (queens placed, squares
+    toured) the first line down is a greedy one, and the search stops sooner at a line
+    reaching the top. Among equal goals, a state that goes on may still score more than
+    one that ends, and the one with the fewest ways on is the most at risk of being cut
+    off later (Warnsdorff's rule for a knight's tour: the square with the fewest onward
+    jumps first, which a path would seldom come back for)."""
     for i in range(moves.shape[0]):
         child(net, work, val, bits, moves[i], tmp)
         settle_goals(net, val)
-        scores[i] = goal_points(net, val, 0)
+        points = goal_points(net, val, 0)
+        onward = _count_moves(net, work, val, tmp)  # -1: terminal
+        scores[i] = points * MOST_MOVES - (onward if onward >= 0 else MOST_MOVES - 1)
     for i in range(1, moves.shape[0]):
         move, score = moves[i], scores[i]
         j = i - 1
@@ -308,6 +318,20 @@ def _order_by_goal(net, work, val, bits, moves, scores, tmp):  # type: ignore[no
             moves[j + 1], scores[j + 1] = moves[j], scores[j]
             j -= 1
         moves[j + 1], scores[j + 1] = move, score
+
+
+@njit(cache=True, nogil=True)
+def _count_moves(net, work, val, bits):  # type: ignore[no-untyped-def]
+    """Role 0's legal moves in state ``bits``: their number, or -1 if it is terminal."""
+    legal_lits, move_start, terminal_lit = net[8], net[10], net[11]
+    load(bits, net, work, val)
+    if lit(terminal_lit, val) != 0:
+        return -1
+    n = 0
+    for k in range(move_start[0], move_start[1]):
+        if lit(legal_lits[k], val) != 0:
+            n += 1
+    return n
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -417,7 +441,8 @@ class DepthFirstSolver:
         """Search ``bits`` for about ``seconds`` (on the owner's propagation state), in
         calls of ``budget`` new states each (default: about 50 ms of them); ``latched``:
         ``work`` holds latches that force goals; ``ordered``: each state's moves are
-        tried best first by the goal they lead to; ``floor`` >= 0: a state whose goal is
+        tried best first by the goal they lead to, then fewest onward moves first
+        (:func:`_order_by_goal`); ``floor`` >= 0: a state whose goal is
         that is valued so at once (see :func:`solve`); ``plan``: the game is a fill
         puzzle, searched one slot at a time (:mod:`~ggpkit.search.puzzles.fill_slots`);
         ``in_order``: the moves commute, and each set of them is tried in one order
