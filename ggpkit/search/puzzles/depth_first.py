@@ -46,7 +46,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from ggpkit.reasoning.propnet.incremental import goal_points, goals, lit, load, settle_goals
+from ggpkit.reasoning.propnet.incremental import goal_points, goals, load, settle_goals
 from ggpkit.search.propnet.kernels import latch_decided
 from ggpkit.search.puzzles.fill_slots import FillPlan, no_plan, one_slot
 from ggpkit.search.puzzles.nested import child, legal_moves
@@ -305,11 +305,12 @@ def _order_by_goal(net, work, val, bits, moves, scores, tmp):  # type: ignore[no
     one that ends, and the one with the fewest ways on is the most at risk of being cut
     off later (Warnsdorff's rule for a knight's tour: the square with the fewest onward
     jumps first, which a path would seldom come back for)."""
+    scratch = np.empty(net[10][1] - net[10][0], dtype=np.int64)
     for i in range(moves.shape[0]):
         child(net, work, val, bits, moves[i], tmp)
         settle_goals(net, val)
         points = goal_points(net, val, 0)
-        onward = _count_moves(net, work, val, tmp)  # -1: terminal
+        onward = legal_moves(net, work, val, tmp, scratch)  # -1: terminal
         scores[i] = points * MOST_MOVES - (onward if onward >= 0 else MOST_MOVES - 1)
     for i in range(1, moves.shape[0]):
         move, score = moves[i], scores[i]
@@ -318,20 +319,6 @@ def _order_by_goal(net, work, val, bits, moves, scores, tmp):  # type: ignore[no
             moves[j + 1], scores[j + 1] = moves[j], scores[j]
             j -= 1
         moves[j + 1], scores[j + 1] = move, score
-
-
-@njit(cache=True, nogil=True)
-def _count_moves(net, work, val, bits):  # type: ignore[no-untyped-def]
-    """Role 0's legal moves in state ``bits``: their number, or -1 if it is terminal."""
-    legal_lits, move_start, terminal_lit = net[8], net[10], net[11]
-    load(bits, net, work, val)
-    if lit(terminal_lit, val) != 0:
-        return -1
-    n = 0
-    for k in range(move_start[0], move_start[1]):
-        if lit(legal_lits[k], val) != 0:
-            n += 1
-    return n
 
 
 @njit(cache=True, nogil=True, inline="always")
