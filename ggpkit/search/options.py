@@ -293,6 +293,17 @@ class SearchOptions:
         ),
     )
     """On: see the results file (fill puzzles: sudoku, futoshiki, hidato)."""
+    toggles: bool = field(
+        default=True,
+        metadata=option(
+            flag,
+            "1: where random matches show a one-role game's moves always legal, each"
+            " flipping the same facts wherever played (lights out), the fewest moves that"
+            " leave no fact ruling out the top goal are found by linear algebra over GF(2)"
+            " and played where the rules confirm the line",
+        ),
+    )
+    """On: see the results file (lightsOut)."""
     seed: int = 0
     """The search's random stream (set for each search)."""
     pieces: tuple[frozenset[Term], ...] = ()

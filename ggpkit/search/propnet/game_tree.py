@@ -25,6 +25,7 @@ from ggpkit.search.puzzles.commuting import moves_commute
 from ggpkit.search.puzzles.fill_slots import FillPlan, find_plan
 from ggpkit.search.puzzles.goal_monotony import never_rises, rises_every_move
 from ggpkit.search.puzzles.step_counter import step_counter
+from ggpkit.search.puzzles.toggles import Toggles, find_toggles, toggle_line
 
 if TYPE_CHECKING:
     from ggpkit.reasoning.propnet.reasoner import PropnetReasoner
@@ -40,6 +41,9 @@ the same rules)."""
 COUNTER_SEED = 0xC0DE
 """Seed of the random matches that look for a step counter (the same finding for the
 same rules)."""
+TOGGLE_SEED = 0x7066
+"""Seed of the random matches that look for moves that flip fixed facts (the same
+finding for the same rules)."""
 FILL_SEED = 0xF111
 """Seed of the random matches that look for a fill puzzle (the same finding for the
 same rules)."""
@@ -76,6 +80,8 @@ class PropnetTree:
         self._plan_looked = False
         self._commuting: bool | None = None
         self._rises: bool | None = None
+        self._toggle_moves: Toggles | None = None
+        self._toggles_looked = False
         self._counter_flags: npt.NDArray[np.uint8] | None = None
         self._counter_looked = False
 
@@ -93,7 +99,7 @@ class PropnetTree:
         fill = -1
         try:
             if len(roles) == 1 and limit.time is not None and limit.time > 0:
-                seconds, lines, fill = self._puzzle_lines(bits, limit.time, options)
+                seconds, lines, fill = self._puzzle_lines(state, bits, limit.time, options)
                 limit = replace(limit, time=seconds)
             elif len(roles) == 1:  # a search by iterations: load the puzzle searches
                 self._load_puzzle_searches(bits, options)
@@ -120,6 +126,8 @@ class PropnetTree:
         """Compile (or load) the kernels of the puzzle searches asked for, and find the
         solver's latches and (with ``monotone``) whether the goal never rises, with
         searches of no time: the agent's start does this, so that no move pays for it."""
+        if options.toggles:
+            self._toggles()
         shape = self._shape(options)
         if options.bfs > 0 and shape.plan is None:
             self.tree.shortest(bits, 0.0, counter=self._counter())
@@ -133,23 +141,31 @@ class PropnetTree:
             self.tree.nested(bits, 0.0, options.seed)
 
     def _puzzle_lines(
-        self, bits: npt.NDArray[np.uint8], seconds: float, options: SearchOptions
+        self, state: bytes, bits: npt.NDArray[np.uint8], seconds: float, options: SearchOptions
     ) -> tuple[float, list[tuple[float, tuple[int, ...]]], int]:
-        """The lines (value, role 0's move indices) that the breadth-first search, the
-        depth-first solver and the nested search find in their shares (``options.bfs``,
-        ``options.dfs``, ``options.nested``) of ``seconds``, the seconds left for the
-        tree, and the move index of the fill a fill puzzle's solver is under (-1: none;
-        see ``SolverResult.fill``). An unfinished solver's line (the best it has seen)
-        worth nothing is left out: it may be merely the first the search went down, and
-        played it would overrule the tree, whose proofs steer clear of lost positions.
-        The tree gets what is left of the seconds, at least :data:`TREE_LEAST` of them
-        (a twentieth once the solver knows the state's value, or the breadth-first search
-        has a line to the top: the shortest, which beats any other in a puzzle that pays
-        for short lines and ties in one that does not)."""
+        """The lines (value, role 0's move indices) from ``state`` that the toggle solver
+        finds (``options.toggles``: at once, where the moves flip fixed facts) and the
+        breadth-first search, the depth-first solver and the nested search find in their
+        shares (``options.bfs``, ``options.dfs``, ``options.nested``) of ``seconds``, the
+        seconds left for the tree, and the move index of the fill a fill puzzle's solver
+        is under (-1: none; see ``SolverResult.fill``). An unfinished solver's line (the
+        best it has seen) worth nothing is left out: it may be merely the first the
+        search went down, and played it would overrule the tree, whose proofs steer clear
+        of lost positions. The tree gets what is left of the seconds, at least
+        :data:`TREE_LEAST` of them (a twentieth once the solver knows the state's value,
+        or the toggles or the breadth-first search have a line to the top: the shortest,
+        which beats any other in a puzzle that pays for short lines and ties in one that
+        does not)."""
         floor = self._floor() if options.monotone and options.dfs > 0 else -1
         start = int(self.reasoner.net.move_start[0])
         end = time.perf_counter() + seconds
         lines, fill = [], -1
+        if options.toggles and (toggles := self._toggles()) is not None:
+            pressed = toggle_line(self.reasoner, toggles, state)
+            if pressed is not None:
+                lines.append(pressed)
+                if pressed[0] >= self.tree.top_goal():  # the top goal, in the fewest moves
+                    return seconds / 20, lines, -1
         shape = self._shape(options)
         if options.bfs > 0 and shape.plan is None:
             share = min(options.bfs, 1 - TREE_LEAST)
@@ -209,6 +225,16 @@ class PropnetTree:
         if self._rises is None:
             self._rises = rises_every_move(self.reasoner, random.Random(MONOTONY_SEED))
         return self._rises
+
+    def _toggles(self) -> Toggles | None:
+        """Role 0's toggles where random matches show every move to flip fixed facts,
+        else None (found once per tree: see
+        :func:`~ggpkit.search.puzzles.toggles.find_toggles`)."""
+        if not self._toggles_looked:
+            self._toggles_looked = True
+            counter = self._counter()
+            self._toggle_moves = find_toggles(self.reasoner, random.Random(TOGGLE_SEED), counter)
+        return self._toggle_moves
 
     def _counter(self) -> npt.NDArray[np.uint8] | None:
         """Flags on the base facts of role 0's step counters where random matches show
