@@ -93,7 +93,7 @@ def terminal_value(net, work, val, row):  # type: ignore[no-untyped-def]
 @njit(cache=True, nogil=True)
 def solve(  # type: ignore[no-untyped-def]
     net, work, val, root, top, budget, keys, rows, used, values, done, sizes, frames, moves, tmp,
-    latched, scores, seen, path, floor, blocking, fills, fill_count, counts, in_order
+    latched, scores, seen, path, floor, blocking, fills, fill_count, arg_values, counts, in_order
 ):  # fmt: skip
     """Search from state ``root`` until its value is known, ``budget`` new states were
     made, or the table (``sizes[0]`` of its slots used, at most half of them) or the move
@@ -112,11 +112,12 @@ def solve(  # type: ignore[no-untyped-def]
     goal, in a game where its goal never rises), a new state whose goal is already that
     is valued so at once. With a fill plan (``blocking`` not empty: see
     :mod:`~ggpkit.search.puzzles.fill_slots`; ``fills`` and ``fill_count`` its moves'
-    slots, ``counts`` scratch), each state's moves are those of its slot with the
-    fewest, and a state with a slot no move fills has no value. With ``in_order`` (the
-    moves commute: :mod:`~ggpkit.search.puzzles.commuting`), a state's moves below the
-    index of the move that led to it are left out: each set of moves is tried in one
-    order. Returns a status.
+    slots, ``arg_values`` their values, ``counts`` scratch), each state's moves are those
+    of its slot (or value) with the fewest, and a state with a slot no move fills has no
+    value. With ``in_order`` (the moves commute:
+    :mod:`~ggpkit.search.puzzles.commuting`), a state's moves below the index of the move
+    that led to it are left out: each set of moves is tried in one order. Returns a
+    status.
     ``frames`` is the path: per level its slot, first move, move count, next move and
     best value so far; ``moves`` holds the levels' legal moves end to end."""
     capacity = keys.shape[0] // 2
@@ -137,8 +138,8 @@ def solve(  # type: ignore[no-untyped-def]
         _finish(r, done, sizes)
         return SOLVED
     if blocking.shape[0] > 0:
-        n = _fewest_first(net, work, val, rows[r], moves, n, blocking, fills, fill_count, counts,
-                          tmp, sizes)  # fmt: skip
+        n = _fewest_first(net, work, val, rows[r], moves, n, blocking, fills, fill_count,
+                          arg_values, counts, tmp, sizes)  # fmt: skip
         if n == 0:
             values[r] = NO_VALUE
             _finish(r, done, sizes)
@@ -222,7 +223,7 @@ def solve(  # type: ignore[no-untyped-def]
         if blocking.shape[0] > 0:
             mine = moves[top_move:]
             n = _fewest_first(net, work, val, rows[c], mine, n, blocking, fills, fill_count,
-                              counts, tmp, sizes)  # fmt: skip
+                              arg_values, counts, tmp, sizes)  # fmt: skip
             if n == 0:  # a slot no move fills: no line from here reaches the top
                 values[c] = NO_VALUE
                 _finish(c, done, sizes)
@@ -250,10 +251,13 @@ def _from_move(moves, start, n, move):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
-def _fewest_first(net, work, val, bits, moves, n, blocking, fills, fill_count, counts, tmp, sizes):  # type: ignore[no-untyped-def]
+def _fewest_first(  # type: ignore[no-untyped-def]
+    net, work, val, bits, moves, n, blocking, fills, fill_count, arg_values, counts, tmp, sizes
+):
     """:func:`~ggpkit.search.puzzles.fill_slots.one_slot`, noting in ``sizes[1]`` that
     values are no longer exact where it leaves a move out."""
-    kept = one_slot(net, work, val, bits, moves, n, blocking, fills, fill_count, counts, tmp)
+    kept = one_slot(net, work, val, bits, moves, n, blocking, fills, fill_count, arg_values,
+                    counts, tmp)  # fmt: skip
     if kept < n:
         sizes[1] = 1
     return kept
@@ -264,13 +268,15 @@ def next_fill(net, work, val, bits, top, keys, rows, used, values, moves, plan, 
     """The move the search from state ``bits`` is under: of the moves that fill the slot
     with the fewest ways to fill it (the search's order), the first whose state the
     table has not valued below ``top`` (thousandths); -1 where the state has no choice
-    or no slot, or every such move is refuted. ``plan``: (blocking, fills, fill_count);
+    or no slot, or every such move is refuted. ``plan``: (blocking, fills, fill_count,
+    values);
     ``moves``: scratch."""
     n = legal_moves(net, work, val, bits, moves)
     if n <= 1:
         return -1
-    blocking, fills, fill_count = plan
-    kept = one_slot(net, work, val, bits, moves, n, blocking, fills, fill_count, counts, tmp)
+    blocking, fills, fill_count, arg_values = plan
+    kept = one_slot(net, work, val, bits, moves, n, blocking, fills, fill_count, arg_values,
+                    counts, tmp)  # fmt: skip
     if kept == n:
         return -1
     for i in range(kept):
@@ -410,7 +416,8 @@ class DepthFirstSolver:
         self._full = False
         self._rate = 0.0
         self._no_plan = no_plan(1)
-        self._counts = np.zeros(nb, dtype=np.int32)
+        self._counts = np.zeros(nb + max(1, nmoves), dtype=np.int32)
+        """Scratch of the fill plan: one per base fact, then one per value."""
 
     def search(
         self,
@@ -452,7 +459,7 @@ class DepthFirstSolver:
                 self._net, work, val, bits, self._top, states, self._keys, self._rows,
                 self._used, self._values, self._done, self._sizes, self._frames, self._moves,
                 self._tmp, latched, scores, self._seen, self._path, floor, fill.blocking,
-                fill.fills, fill.fill_count, self._counts, in_order,
+                fill.fills, fill.fill_count, fill.values, self._counts, in_order,
             ))  # fmt: skip
             made = int(self._sizes[0]) - before
             if made > 0:
@@ -466,7 +473,8 @@ class DepthFirstSolver:
         if plan is not None and round(value * 1000) < self._top:
             under = int(next_fill(
                 self._net, work, val, bits, self._top, self._keys, self._rows, self._used,
-                self._values, self._moves, (plan.blocking, plan.fills, plan.fill_count),
+                self._values, self._moves,
+                (plan.blocking, plan.fills, plan.fill_count, plan.values),
                 self._counts, self._tmp,
             ))  # fmt: skip
         return SolverResult(value, line, exact, int(self._sizes[0]), under)
