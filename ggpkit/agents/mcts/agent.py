@@ -13,6 +13,10 @@ Its options, each with its default and help, are
   answers while a person waits, such as peg's), the agent plays the hint's move: an
   exact best move beats any sample. The hint solves the start once in :meth:`start`,
   inside the start clock, so the moves that follow are answered from its memory.
+* **Puzzles in the Python tree.** A one-role game without a compiled tree (the join
+  code's) has most of each move walked breadth first for the shortest line to its top
+  goal (:mod:`~ggpkit.agents.mcts.shortest_line`), a line the agent then keeps and
+  plays as it does any search's.
 * **Limits.** The clock is read before every iteration and during descent and
   playouts, so the agent overshoots its time by at most one compiled call. Where one
   batch of 64 compiled playouts (timed at the start of a match) would take more than
@@ -42,10 +46,17 @@ from ggpkit.agents.mcts.root_parallel import (
     can_fork_workers,
     merged_choice,
 )
+from ggpkit.agents.mcts.shortest_line import BreadthFirstLine
 from ggpkit.games.api import Game
 from ggpkit.games.capabilities import Solver
 from ggpkit.gdl.terms import Term
 from ggpkit.search.contract import CannotSearchError, TreeReport
+
+WALK_SEED = 0xB0F5
+"""Seed of the random matches that look for a one-role game's step counter."""
+WALK_LEAST = 0.1
+"""The least share of a one-role move the Python tree keeps beside the breadth-first
+search: its proofs and statistics choose the move while the search has no line."""
 
 DEFAULT_LIMIT = Limit(time=1.0)
 """Used when neither the spec nor the caller limits the search."""
@@ -108,6 +119,8 @@ class MCTSAgent(Agent):
         """This move's playouts read the clock: a compiled batch is too slow for it."""
         self._hint: Solver | None = None
         """A one-role game's declared hint, which then chooses the moves."""
+        self._walk: BreadthFirstLine | None = None
+        """A one-role game's breadth-first search, where the tree is Python's."""
         self.last_iterations = 0
         """Iterations (passes down the tree) of the last :meth:`select`."""
         self.last_playouts = 0
@@ -188,6 +201,7 @@ class MCTSAgent(Agent):
 
     def _forget(self) -> None:
         self._hint = None
+        self._walk = None
         self.compiled_tree = None
         self.report = None
         self._game = None
@@ -207,6 +221,15 @@ class MCTSAgent(Agent):
             )
         if len(game.roles) == 1 and caps.hint is not None:
             self._hint = caps.hint()
+        elif len(game.roles) == 1 and self.compiled_tree is None and self._walk_share() > 0:
+            self._walk = BreadthFirstLine(game, random.Random(WALK_SEED))
+
+    def _walk_share(self) -> float:
+        """The share of a one-role move in the Python tree that its breadth-first search
+        gets: all but :data:`WALK_LEAST` where the compiled tree would give any to its
+        breadth-first or depth-first search (the Python tree has neither, and on the
+        join code it sees a few hundred playouts a move)."""
+        return 1.0 - WALK_LEAST if self.options.bfs + self.options.dfs > 0 else 0.0
 
     def root_value(self) -> tuple[float, ...] | None:
         """The proven value (goals / 100 per role) of the last searched state, if proven."""
@@ -288,6 +311,10 @@ class MCTSAgent(Agent):
         """The search of :meth:`_select` in the Python tree, for ``role`` with the moves
         ``legal``, within ``playouts`` and ``clock`` (when the search started, and its
         deadline)."""
+        if self._walk is not None and self.best.line_from(state)[0] < 1.0:
+            started, deadline = clock
+            share = self._walk_share() * (deadline - started)
+            self.best.keep(game, state, *self._walk.search(state, started + share))
         tree = self.python_tree
         tree.compiled_playouts = self._compiled and not self._clocked
         root = tree.reroot(game, state, *clock)
