@@ -30,11 +30,20 @@ def player_command(
             "(taskset, cpuset) by default; a threads= in the spec wins.",
         ),
     ] = None,
+    warmup: Annotated[
+        bool,
+        typer.Option(
+            help="Compile (or load from the cache) the kernels a match calls before serving "
+            "(as ggpkit warmup does: minutes after an install, then seconds), so that no "
+            "START or move pays for them; the random agent needs none.",
+        ),
+    ] = True,
 ) -> None:
     """Serve an agent to GGP game managers until interrupted (Ctrl-C).
 
     MCTS searches on every core by default (root-parallel, one worker process per
-    extra core); --threads 1 keeps it to one.
+    extra core); --threads 1 keeps it to one. The port is taken first (one in use
+    fails at once), then the kernels are warmed up, then requests are answered.
     """
     import logging
 
@@ -63,8 +72,13 @@ def player_command(
     service = PlayerService(
         lambda: make_agent(agent), name=player_name, loader=loader, recorder=store
     )
-    typer.echo(f"ggpkit player {player_name} ({agent}) on {address(host, sock)}", err=True)
     try:
+        if warmup and agent.split(":", 1)[0] != "random":
+            from ggpkit.tools.warmup import warm_up_kernels
+
+            typer.echo("warming up the compiled kernels (--no-warmup to skip)...", err=True)
+            warm_up_kernels()
+        typer.echo(f"ggpkit player {player_name} ({agent}) on {address(host, sock)}", err=True)
         server = uvicorn.Server(server_config(make_app(service), host, port))
         server.run(sockets=[sock])
     finally:

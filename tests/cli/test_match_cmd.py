@@ -216,3 +216,30 @@ def test_match_names_moves_in_short_form_and_says_why_it_ended() -> None:
         assert short == f"{'abcdef'[int(x1) - 1]}{y1}-{'abcdef'[int(x2) - 1]}{y2}"
     (why,) = re.findall(r"why it ended: (.*)", result.output)
     assert re.fullmatch(r"(white|black) (reached the far row \([a-f][16]\)|has no legal move)", why)
+
+
+@pytest.mark.parametrize(
+    ("agent", "flag", "warmed"),
+    [("mcts", None, True), ("mcts:time=1", "--no-warmup", False), ("random", None, False)],
+)
+def test_the_player_warms_its_kernels_before_it_serves(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, agent: str, flag: str | None, warmed: bool
+) -> None:
+    """A searching agent's kernels are compiled (or loaded) before the first request is
+    answered, unless asked not to; the random agent has none to warm."""
+    import uvicorn
+
+    from ggpkit.tools import warmup
+
+    calls: list[str] = []
+    monkeypatch.setattr(warmup, "warm_up_kernels", lambda: calls.append("warm") or [])
+
+    def serve(self: uvicorn.Server, sockets: list[socket.socket]) -> None:
+        calls.append("serve")
+        self.started = True
+
+    monkeypatch.setattr(uvicorn.Server, "run", serve)
+    args = ["player", "--port", str(free_port()), "--agent", agent, "--no-db"]
+    result = runner.invoke(app, [*args, *([flag] if flag else [])])
+    assert result.exit_code == 0, result.output
+    assert calls == (["warm", "serve"] if warmed else ["serve"])
