@@ -30,8 +30,10 @@ from ggpkit.gdl.terms import Func, Term
 
 TOP = 100
 """The top goal GDL allows (a line reaching it ends the search)."""
-MOST_POSITIONS = 200_000
-"""Positions the table keeps before the search gives up for the match."""
+MOST_POSITIONS = 50_000
+"""Positions the table keeps before the search gives up for the match: each keeps its
+state and its facts as Python sets (kilobytes each in a big game), and the join code
+expands a few hundred positions a second, so more would not be reached in a match."""
 COUNTER_MATCHES = 20
 """Random matches that look for a step counter."""
 COUNTER_STEPS = 2_000
