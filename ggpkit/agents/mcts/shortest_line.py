@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ggpkit.games.api import Game
-from ggpkit.gdl.terms import Func, Term
+from ggpkit.gdl.terms import Term, functor
 
 TOP = 100
 """The top goal GDL allows (a line reaching it ends the search)."""
@@ -112,7 +112,7 @@ class BreadthFirstLine:
 
     def _key(self, state: Hashable) -> frozenset[Term]:
         """The position: the state's facts but the step counters'."""
-        return frozenset(f for f in self.game.facts(state) if _functor(f) not in self._counters)
+        return frozenset(f for f in self.game.facts(state) if functor(f) not in self._counters)
 
 
 def step_counters(game: Game[Any], rng: random.Random) -> frozenset[str]:
@@ -150,9 +150,5 @@ def _single_facts(facts: frozenset[Term]) -> dict[str, Term]:
     functor with two facts in a state reads as missing there)."""
     by: dict[str, list[Term]] = {}
     for fact in facts:
-        by.setdefault(_functor(fact), []).append(fact)
+        by.setdefault(functor(fact), []).append(fact)
     return {name: group[0] for name, group in by.items() if len(group) == 1}
-
-
-def _functor(fact: Term) -> str:
-    return fact.name if isinstance(fact, Func) else str(fact)
