@@ -93,13 +93,15 @@ def open_store(db: Path | None, no_db: bool) -> MatchStore | None:
         raise fail(os_error_line(e)) from None
 
 
-def listening_socket(host: str, port: int) -> socket.socket:
+def listening_socket(host: str, port: int, listen: bool = True) -> socket.socket:
     """A TCP socket bound to ``host:port`` and listening, as uvicorn would make it.
 
     Servers bind before they say where they serve, so a port in use (or a host that is
     not this machine's) is one clear line and exit status 2 rather than a claim to serve
     followed by a failure. Connections made after this returns wait in the backlog
-    until the server accepts them.
+    until the server accepts them. With ``listen`` False the port is only bound (taken,
+    but connections are refused) until the caller calls ``listen(2048)``: a server that
+    must get ready first is not connected to before it is.
     """
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # IPPROTO_TCP said outright: asyncio sets TCP_NODELAY on accepted connections only
@@ -109,7 +111,8 @@ def listening_socket(host: str, port: int) -> socket.socket:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
-        sock.listen(2048)
+        if listen:
+            sock.listen(2048)
     except (OSError, OverflowError) as e:
         sock.close()
         if isinstance(e, OSError) and e.errno == errno.EADDRINUSE:

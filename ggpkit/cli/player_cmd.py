@@ -43,7 +43,7 @@ def player_command(
 
     MCTS searches on every core by default (root-parallel, one worker process per
     extra core); --threads 1 keeps it to one. The port is taken first (one in use
-    fails at once), then the kernels are warmed up, then requests are answered.
+    fails at once), then the kernels are warmed up, and only then does it listen.
     """
     import logging
 
@@ -65,7 +65,7 @@ def player_command(
     except SpecError as e:
         raise fail(str(e)) from None
     player_name = name or f"ggpkit-{agent.split(':', 1)[0]}"
-    sock = listening_socket(host, port)  # a port in use fails here, before any claim to serve
+    sock = listening_socket(host, port, listen=False)  # a port in use fails here, at once
     store = open_store(db, no_db)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     loader = gdl_loader if gdl_only else default_loader
@@ -78,6 +78,10 @@ def player_command(
 
             typer.echo("warming up the compiled kernels (--no-warmup to skip)...", err=True)
             warm_up_kernels()
+        try:
+            sock.listen(2048)  # ready: connections are accepted from now on
+        except OSError as e:  # (another server took the port meanwhile)
+            raise fail(f"cannot listen on {host}:{port}: {e.strerror}") from None
         typer.echo(f"ggpkit player {player_name} ({agent}) on {address(host, sock)}", err=True)
         server = uvicorn.Server(server_config(make_app(service), host, port))
         server.run(sockets=[sock])
