@@ -61,6 +61,21 @@ def state_path(model_path: Path) -> Path:
     return model_path.with_name(model_path.name + ".train")
 
 
+def generation_path(model_path: Path, generation: int) -> Path:
+    """Where a run keeps the best network of one generation: ``MODEL.generations/NNNN.model``,
+    so a learning curve can replay every generation against a fixed opponent."""
+    return model_path.with_name(model_path.name + ".generations") / f"{generation:04d}.model"
+
+
+def save_generation(model_path: Path, model: Model) -> None:
+    """Keep ``model`` as its generation's network (atomically; a rewrite replaces it)."""
+    from ggpkit.agents.learned.model_file import save
+
+    path = generation_path(model_path, model.generation)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save(path, model)
+
+
 def save_checkpoint(model_path: Path, point: Checkpoint) -> None:
     """Write the checkpoint, then the model, each atomically."""
     from ggpkit.agents.learned.model_file import save, to_bytes

@@ -6,7 +6,8 @@ buffer, trains the candidate network ``train_steps`` batches, and every
 ``generation_games`` games plays the gating arena, candidate against best; a candidate
 that scores ``gate_score`` becomes the best, the next generation. Each round ends with a
 checkpoint (:mod:`~ggpkit.learn.checkpoint`), so a run stopped in any way goes on with
-``resume``, losing at most the round in progress.
+``resume``, losing at most the round in progress. Each generation's best network is also
+kept, in ``MODEL.generations/``, for learning curves (``benchmarks/learning_curve.py``).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from ggpkit.learn.checkpoint import (
     Counters,
     load_checkpoint,
     save_checkpoint,
+    save_generation,
     state_path,
 )
 from ggpkit.learn.optimize import make_step
@@ -124,6 +126,8 @@ class Trainer:
         self.selfplay = (players or LocalSelfPlay)(game, self.config, self.settings)
         self.losses: dict[str, float] = {}
         save_checkpoint(self.out, self._checkpoint())
+        if not resume:
+            save_generation(self.out, self.best)  # generation 0: the curve's untrained start
 
     def _fresh(self, settings: TrainSettings) -> Checkpoint:
         if state_path(self.out).exists() or self.out.exists():
@@ -240,6 +244,7 @@ class Trainer:
                 self.game.name, self.best.fingerprint, self.config, self.candidate, c.generation
             )
             save_checkpoint(self.out, self._checkpoint())
+            save_generation(self.out, self.best)
             entry |= self._against_mcts()
         entry["generation"] = c.generation
         c.history.append(entry)

@@ -71,7 +71,9 @@ def test_a_crash_while_writing_leaves_the_last_checkpoint_whole(
         trainer.run(rounds=1)
     monkeypatch.undo()
     assert (out.read_bytes(), state_path(out).read_bytes()) == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.model", "m.model.train"]
+    names = ["m.model", "m.model.generations", "m.model.train"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == names
+    assert [p.name for p in (tmp_path / "m.model.generations").iterdir()] == ["0000.model"]
     assert Trainer(tictactoe(), out, resume=True).counters.games == 4
 
 
