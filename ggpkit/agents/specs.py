@@ -123,6 +123,13 @@ def _hidden_kinds() -> dict[str, _Kind]:
     }
 
 
+def _share(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise ValueError("must be between 0 and 1")
+    return value
+
+
 def _flag_int(text: str) -> int:
     if text not in ("0", "1"):
         raise ValueError("must be 0 or 1")
@@ -149,6 +156,19 @@ AGENTS: dict[str, _Kind] = {
         {"model": path_text, "time": LIMITS["time"][0], "playouts": LIMITS["playouts"][0]},
         "PUCT guided by a network learned by `ggpkit train` (needs the learn extra; "
         "model=PATH: the model file, time=S: seconds a move, playouts=N: simulations a move)",
+    ),
+    "hybrid": _Kind(
+        "ggpkit.agents.learned.hybrid:HybridAgent",
+        {
+            "model": path_text,
+            "time": LIMITS["time"][0],
+            "playouts": LIMITS["playouts"][0],
+            "weight": _share,
+        },
+        "ggpkit's MCTS whose root moves are judged partly by a network learned by `ggpkit"
+        " train` (needs the learn extra; model=PATH: the model file, time=S: seconds a move,"
+        " playouts=N: playouts a move, weight=W: the network's share of a move's worth,"
+        " default 0.5)",
     ),
     **_hidden_kinds(),
 }

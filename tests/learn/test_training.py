@@ -87,3 +87,20 @@ def test_a_new_run_refuses_to_overwrite_a_model(trained: tuple[Path, Path]) -> N
     _, model = trained
     with pytest.raises(TrainError, match="--resume"):
         Trainer(tictactoe(), model, tiny_settings())
+
+
+def test_the_hybrid_spec_plays_the_model_s_game_and_refuses_another(
+    trained: tuple[Path, Path],
+) -> None:
+    _, model = trained
+    game = tictactoe()
+    agent = make_agent(f"hybrid:model={model},playouts=300,weight=0.5", seed=2)
+    agent.start(game, "xplayer")
+    state = game.initial_state()
+    assert agent.select(game, state, "xplayer", Limit()) in game.legal_moves(state, "xplayer")
+    assert agent.thoughts("xplayer") is not None
+    other = public_game("connectFour")
+    with pytest.raises(ModelError, match="trained on"):
+        make_agent(f"hybrid:model={model}").start(other, other.roles[0])
+    with pytest.raises(AgentError, match="needs a model"):
+        make_agent("hybrid").start(other, other.roles[0])

@@ -28,6 +28,25 @@ MARGIN = 0.05
 """Seconds kept back from a move's time for the last network call and the answer."""
 
 
+def load_network(model_path: str | None, game: Game[Any]) -> Any:
+    """The network of the model at ``model_path`` for ``game``, its first call made (JAX
+    compiles it there); AgentError where there is no model or no learn extra, ModelError
+    where the model is not ``game``'s."""
+    if model_path is None:
+        raise AgentError("this agent needs a model: model=PATH (made by `ggpkit train`)")
+    try:
+        from ggpkit.agents.learned.model_file import load_model
+    except ImportError as e:
+        raise AgentError(
+            f"a model needs the learn extra (pip install ggpkit[learn]): {e}"
+        ) from None
+    from ggpkit.games.encoding import Encoding
+
+    network = load_model(Path(model_path)).network(Encoding(game))
+    network.evaluate([game.initial_state()])
+    return network
+
+
 class AZAgent(Agent):
     """PUCT search with a learned network's priors and values (AlphaZero's player)."""
 
@@ -45,17 +64,7 @@ class AZAgent(Agent):
 
     def start(self, game: Game[Any], role: str) -> None:
         """Load the model for ``game``; its first network call compiles here, off the clock."""
-        if self.model_path is None:
-            raise AgentError("az needs a model: az:model=PATH (made by `ggpkit train`)")
-        try:
-            from ggpkit.agents.learned.model_file import load_model
-        except ImportError as e:
-            raise AgentError(f"az needs the learn extra (pip install ggpkit[learn]): {e}") from None
-        from ggpkit.games.encoding import Encoding
-
-        model = load_model(Path(self.model_path))
-        self._network = model.network(Encoding(game))
-        self._network.evaluate([game.initial_state()])
+        self._network = load_network(self.model_path, game)
         self._tree = None
 
     def select(self, game: Game[Any], state: Hashable, role: str, limit: Limit) -> Term:
