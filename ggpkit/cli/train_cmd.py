@@ -17,6 +17,7 @@ from ggpkit.cli.app import app
 from ggpkit.cli.common import fail, status_line
 
 if TYPE_CHECKING:
+    from ggpkit.learn.ray_selfplay import RayTrainer
     from ggpkit.learn.trainer import Progress
 
 HELP = (  # "\\[": rich would read a bare [learn] as markup and drop it
@@ -34,8 +35,9 @@ HELP = (  # "\\[": rich would read a bare [learn] as markup and drop it
     "A line on stderr (a terminal only) shows games/s, positions/s and the losses; a line a "
     "generation on stdout shows the candidate's score against the best and, with "
     "--mcts-matches, the new best's against plain MCTS at the same simulations. "
-    "--address runs self-play on Ray workers, one a CPU of the cluster (local: a Ray "
-    "started here)."
+    "--address trains on a Ray cluster: self-play on worker actors, one a CPU of the "
+    "cluster, and the learner an actor on this machine's node, where it writes MODEL "
+    "(local: a Ray started here)."
 )
 
 
@@ -84,17 +86,21 @@ def train_command(
         seed=seed,
     )
     try:
-        players = None
+        trainer: Trainer | RayTrainer
         if address is not None:
-            from ggpkit.learn.ray_selfplay import ray_players
+            from ggpkit.learn.ray_selfplay import RayTrainer
 
-            players = ray_players(game, address)
-        trainer = Trainer(loaded, out, settings, resume, players)
+            trainer = RayTrainer(game, out, settings, resume, address)
+        else:
+            trainer = Trainer(loaded, out, settings, resume)
     except TrainError as e:
         raise fail(str(e)) from None
-    with status_line(f"training {loaded.name}") as show:
-        trainer.run(seconds=time, progress=lambda p: _report(p, show))
-    c = trainer.counters
+    try:
+        with status_line(f"training {loaded.name}") as show:
+            trainer.run(seconds=time, progress=lambda p: _report(p, show))
+        c = trainer.counters
+    finally:
+        trainer.close()
     typer.echo(
         f"{out}: generation {c.generation}, {c.games} games, {c.positions} positions, "
         f"{c.steps} training steps, {c.seconds:.0f} s in all"

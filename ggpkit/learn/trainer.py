@@ -93,6 +93,29 @@ def check_learnable(game: Game[Any]) -> None:
         raise TrainError(f"{game.name}: learning games of imperfect information is not supported")
 
 
+def run_rounds(
+    one_round: Callable[[float], Progress],
+    seconds: float | None,
+    rounds: int | None,
+    progress: Callable[[Progress], None] | None,
+) -> None:
+    """Call ``one_round`` (given when the run began) until ``seconds`` of wall clock have
+    passed (the round running then is finished) or ``rounds`` were played; at least once."""
+    began = time.monotonic()
+    done = 0
+    while True:
+        report = one_round(began)
+        done += 1
+        if progress is not None:
+            progress(report)
+        if rounds is not None and done >= rounds:
+            break
+        if seconds is not None and time.monotonic() - began >= seconds:
+            break
+        if seconds is None and rounds is None:
+            break
+
+
 class Trainer:
     """One training run of a game, written to ``out`` (see the module docstring)."""
 
@@ -169,20 +192,11 @@ class Trainer:
     ) -> Counters:
         """Train for ``seconds`` of wall clock (the round running then is finished) or
         ``rounds`` rounds, whichever comes first; at least one round."""
-        began = time.monotonic()
-        done = 0
-        while True:
-            report = self.round(began)
-            done += 1
-            if progress is not None:
-                progress(report)
-            if rounds is not None and done >= rounds:
-                break
-            if seconds is not None and time.monotonic() - began >= seconds:
-                break
-            if seconds is None and rounds is None:
-                break
+        run_rounds(self.round, seconds, rounds, progress)
         return self.counters
+
+    def close(self) -> None:
+        """Nothing to release here (a run on Ray ends its actors)."""
 
     def round(self, began: float) -> Progress:
         """One round: self-play, training, maybe a gating arena, then a checkpoint."""
