@@ -29,6 +29,8 @@ the reason, so an illegal move never corrupts a state (states are immutable).
 
 from __future__ import annotations
 
+import itertools
+import math
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Iterable, Mapping, Sequence
@@ -216,6 +218,38 @@ class Game(ABC, Generic[S]):
         since every role sees the whole state and the joint move.
         """
         return {role: frozenset() for role in self.roles}
+
+    def _seen_successors(
+        self, states: Sequence[S], role: str, move: Term, seen: frozenset[Term] | None,
+        widest: int,
+    ) -> list[tuple[int, list[S]]]:  # fmt: skip
+        """For each of ``states``, the joint moves in which ``role`` plays ``move``: how
+        many there are (none in a terminal state or where ``move`` is not legal), and the
+        next state of each that gives ``role`` exactly the percepts ``seen`` (each one
+        where None), in joint order; only the count where there are more than
+        ``widest``. No validation, like :meth:`_next`.
+
+        The step of a particle filter over an information set
+        (:mod:`~ggpkit.games.filtering`): a game whose reasoner can do it in compiled
+        calls (a propnet) overrides this loop."""
+        return [self._seen_successors_of(state, role, move, seen, widest) for state in states]
+
+    def _seen_successors_of(
+        self, state: S, role: str, move: Term, seen: frozenset[Term] | None, widest: int
+    ) -> tuple[int, list[S]]:
+        """:meth:`_seen_successors` of one state, joint move by joint move."""
+        if self.is_terminal(state) or move not in self.legal_moves(state, role):
+            return 0, []
+        options = [[move] if other == role else self.legal_moves(state, other)
+                   for other in self.roles]  # fmt: skip
+        count = math.prod(len(moves) for moves in options)
+        if count > widest:
+            return count, []
+        found: list[S] = []
+        for joint in itertools.product(*options):
+            if seen is None or self._percepts(state, list(joint))[role] == seen:
+                found.append(self._next(state, list(joint)))
+        return count, found
 
     def state_from_facts(self, facts: Iterable[Term]) -> S:
         """The state whose facts are exactly ``facts`` (the inverse of :meth:`facts`).

@@ -17,12 +17,14 @@ to be the true one.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
 from ggpkit.errors import GgpkitError
 from ggpkit.games.api import Game, GameError
+from ggpkit.games.filtering import Frontier
 from ggpkit.games.information import InformationSetError
 from ggpkit.games.registry import games, load, load_kif, rules_path
 from ggpkit.games.repair import repair_line
@@ -40,6 +42,10 @@ REPAIR_BUDGET = 500_000
 restarts make the steps it needs spread like waiting times, so the budget is several
 times what a hard view typically needs (docs/results.md): a budget near that need
 misses the line of a valid record now and then."""
+FILTER_STATES = 4_000
+"""States of the particle filter :func:`filtered_line` carries (as a player's bag does)."""
+FILTER_SECONDS = 60.0
+"""Most seconds :func:`filtered_line` filters a view."""
 
 
 class ReplayError(GgpkitError):
@@ -128,15 +134,38 @@ def history_of(game: Game[Any], view: RoleView) -> tuple[Hashable, ...] | None:
     one line (a view whose late percepts speak of many early hidden choices at once,
     as the counts of minesweeper speak of the mines: a walk that guesses whole layouts
     found none in 60 s for a view of 11 turns); else the walk with its whole budget,
-    which also proves that no line exists. None when no line was found."""
+    which also proves that no line exists. None when no line was found.
+
+    Between the short walk and the local search, a particle filter over the view
+    (:mod:`~ggpkit.games.filtering`): blind breakthrough's views of a hundred turns,
+    which the walks and the repair took minutes over, it follows in seconds."""
     rng = random.Random(0)
     start = (game.initial_state(),)
     line = sample_history(game, view, rng, VIEW_BUDGET // 10)
+    if line is None:
+        line = filtered_line(game, view, rng)
     if line is None:
         line = repair_line(game, view, rng, start, REPAIR_BUDGET)
     if line is None:
         line = sample_history(game, view, rng, VIEW_BUDGET)
     return line
+
+
+def filtered_line(
+    game: Game[Any], view: RoleView, rng: random.Random
+) -> tuple[Hashable, ...] | None:
+    """A line of a particle filter's states that gives ``view`` (within
+    :data:`FILTER_SECONDS`), or None."""
+    frontier = Frontier.start(game, FILTER_STATES)
+    deadline = time.perf_counter() + FILTER_SECONDS
+    try:
+        frontier.advance(game, view, rng, deadline, deadline)
+    except InformationSetError:
+        return None
+    if frontier.broken_at is not None or not frontier.states:
+        return None
+    state = max(frontier.states, key=frontier.states.__getitem__)
+    return frontier.lines[state]
 
 
 def open_replay(record: MatchRecord) -> Replay:

@@ -86,12 +86,12 @@ def _opened(pick: str, door: str) -> RoleView:
 def test_the_bag_follows_the_view_and_replaces_what_died(
     monty: GdlGame, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(bag_module, "EXACT_STATES", 0)  # samples, not the exact belief
+    monkeypatch.setattr(bag_module, "FRONTIER_STATES", 0)  # samples, not the exact belief
     bag = HistoryBag(12, random.Random(1))
     picked = _opened("d1", "d3")
     first = RoleView(ROLE, picked.moves[:1], picked.percepts[:1])
     bag.update(monty, first, deadline=1e18)
-    assert bag.exact is None and len(bag.hypotheses) == 12 and bag.turn == 1
+    assert bag.frontier is None and len(bag.hypotheses) == 12 and bag.turn == 1
     earlier = [h.line for h in bag.hypotheses]
     bag.update(monty, picked, deadline=1e18)
     assert len(bag.hypotheses) == 12 and bag.turn == 2
@@ -202,7 +202,7 @@ def test_a_bag_that_settled_for_own_moves_starts_again_from_a_true_history(
     histories that heed the contestant's own moves. They must not become the bag's
     anchors: a walk on from a line that broke a percept can only back up past it, so
     the next turns start again from the last histories of the whole view."""
-    monkeypatch.setattr(bag_module, "EXACT_STATES", 0)
+    monkeypatch.setattr(bag_module, "FRONTIER_STATES", 0)
     bag = HistoryBag(4, random.Random(3))
     picked = RoleView(ROLE).then(parse_term("(pick d1)"), frozenset())
     bag.update(monty, picked, deadline=1e18)

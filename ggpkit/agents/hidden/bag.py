@@ -12,6 +12,13 @@ Each history keeps its steps' factors (:class:`~ggpkit.games.information.Hypothe
 the searches weigh its state by their product, which makes the bag's states a fair
 sample of the posterior (the host in Monty Hall who opens the door seen only half the
 time he could).
+
+Before any walk, the bag carries the *frontier*: the states of the information set and
+their posterior, a step at a time (:mod:`~ggpkit.games.filtering`), every one while they
+are few, a sample of :data:`FRONTIER_STATES` beyond. Walks take over only where the
+frontier dies (its sample held no state the next percept allows) or a step is too wide
+to expand (nature dealing from a deck); where the walks then find histories of the
+whole view, the next turn carries them on as a frontier again.
 """
 
 from __future__ import annotations
@@ -22,15 +29,18 @@ from collections.abc import Hashable
 from typing import Any
 
 from ggpkit.games.api import Game
-from ggpkit.games.information import History, Hypothesis, InformationSetError, advance_belief
+from ggpkit.games.filtering import Frontier, FrontierDied, TooWide
+from ggpkit.games.information import History, Hypothesis
 from ggpkit.games.sampling import DeadStates, extend_hypothesis, sample_hypothesis
 from ggpkit.games.views import RoleView
 
-EXACT_STATES = 256
-"""While the information set has at most this many states, the bag holds all of them with
-their exact posterior (:func:`~ggpkit.games.information.advance_belief`, one step a
-turn) rather than samples: sixteen samples weigh Monty Hall's two doors too roughly to
-see that switching wins two times in three."""
+FRONTIER_STATES = 4_000
+"""States of the frontier the bag carries from turn to turn (0: none, walks only). While
+the information set has at most this many, the bag holds all of them with their exact
+posterior rather than samples (sixteen samples weigh Monty Hall's two doors too roughly
+to see that switching wins two times in three); beyond, a sample of this many. In
+blind breakthrough, where the set grows past 30,000 states mid-match and narrows to a
+few dozen, samples of 1,000 still died in some matches (docs/results.md)."""
 WALK_BUDGET = 400
 """Expanded steps one walk may take before the bag gives up on it (and backs up more)."""
 PERSIST_BUDGET = 100_000
@@ -57,10 +67,8 @@ class HistoryBag:
         self.turn = -1
         self.resampled = 0
         """Histories that died and were walked again, over the match (for tests and notes)."""
-        self.exact: dict[Hashable, float] | None = None
-        """Every state of the information set with its posterior, while it is small."""
-        self.lines: dict[Hashable, History] = {}
-        """A history of each state of :attr:`exact`, to sample from where it grows too big."""
+        self.frontier: Frontier | None = None
+        """States of the information set with their posterior, while the frontier lives."""
         self.anchors: list[Hypothesis] = []
         """Histories of the last turn the bag held histories of the whole view: where every
         history dies and none is found again, they are walked on heeding the role's own
@@ -79,8 +87,7 @@ class HistoryBag:
         self.hypotheses = []
         self.turn = -1
         self.resampled = 0
-        self.exact = None
-        self.lines = {}
+        self.frontier = None
         self.anchors = []
         self.relaxed = False
         self.dead.clear()
@@ -95,11 +102,11 @@ class HistoryBag:
         the bag's starts the bag over."""
         if view.turn < self.turn or self.turn < 0:
             self.clear()  # a new match
-            self.exact = {game.initial_state(): 1.0}
-            self.lines = {game.initial_state(): (game.initial_state(),)}
-        if self.exact is not None:
-            self._advance(game, view)
-        if self.exact is not None:
+            if FRONTIER_STATES > 0:
+                self.frontier = Frontier.start(game, FRONTIER_STATES)
+        if self.frontier is not None:
+            self._advance(game, view, deadline, deadline if patience is None else patience)
+        if self.frontier is not None:
             self.turn = view.turn
             return
         before = self.hypotheses  # own-moves-only ones too: they may fit the new steps
@@ -115,27 +122,38 @@ class HistoryBag:
         self._fill(game, view, deadline, starts, patience)
         if self.hypotheses and not self.relaxed:
             self.anchors = self.hypotheses[:LATE_TRIES]
+            self._carry_on(game)
         self.turn = view.turn
 
-    def _advance(self, game: Game[Any], view: RoleView) -> None:
-        """The exact belief brought to ``view``'s turn; where it grows past
-        :data:`EXACT_STATES`, dropped for a bag drawn from it at the last step it was
-        exact (by posterior, so of equal weights), which the update then walks on."""
-        assert self.exact is not None
-        for step in range(max(self.turn, 0), view.turn):
-            parents: dict[Hashable, Hashable] = {}
-            try:
-                after = advance_belief(
-                    game, self.exact, view, step, EXACT_STATES, self.use_percepts, parents
-                )
-            except InformationSetError:
-                states = list(self.exact)
-                drawn = self.rng.choices(states, [self.exact[s] for s in states], k=self.size)
-                self.hypotheses = [Hypothesis(self.lines[s], (1.0,) * step) for s in drawn]
-                self.exact, self.lines = None, {}
-                return
-            self.lines = {s: (*self.lines[parents[s]], s) for s in after}
-            self.exact = after
+    def _advance(self, game: Game[Any], view: RoleView, deadline: float, patience: float) -> None:
+        """The frontier brought to ``view``'s turn within ``deadline`` (filtered again
+        until ``patience`` where it dies); where it dies all the same (or a step is too
+        wide), dropped for a bag drawn from it at the last step it lived (by posterior,
+        so of equal weights), which the update then walks on."""
+        assert self.frontier is not None
+        try:
+            self.frontier.advance(game, view, self.rng, deadline, patience, self.use_percepts)
+            return
+        except FrontierDied as died:
+            turn, states, lines = died.step, died.states, died.lines
+        except TooWide:
+            turn, states, lines = self.frontier.turn, self.frontier.states, self.frontier.lines
+        drawn = self.rng.choices(list(states), list(states.values()), k=self.size)
+        self.hypotheses = [Hypothesis(lines[s], (1.0,) * turn) for s in drawn]
+        self.frontier = None
+
+    def _carry_on(self, game: Game[Any]) -> None:
+        """The bag's histories of the whole view made the frontier of the next turn."""
+        if FRONTIER_STATES <= 0:
+            return
+        ends: dict[Hashable, float] = {}
+        lines: dict[Hashable, History] = {}
+        for hypothesis in self.hypotheses:
+            ends[hypothesis.state] = ends.get(hypothesis.state, 0.0) + hypothesis.weight
+            lines.setdefault(hypothesis.state, hypothesis.line)
+        if sum(ends.values()) > 0 and not any(game.is_terminal(s) for s in ends):
+            turn = len(self.hypotheses[0].line) - 1
+            self.frontier = Frontier.of_histories(game, ends, lines, turn, FRONTIER_STATES)
 
     def _extend(
         self, game: Game[Any], view: RoleView, hypothesis: Hypothesis, deadline: float
@@ -228,8 +246,8 @@ class HistoryBag:
 
     def histories(self) -> list[History]:
         """One history of each of the bag's states, in the bag's order."""
-        if self.exact is not None:
-            return [self.lines[state] for state in self.exact]
+        if self.frontier is not None:
+            return [self.frontier.lines[state] for state in self.frontier.states]
         lines: dict[Hashable, History] = {}
         for hypothesis in self.hypotheses:
             lines.setdefault(hypothesis.state, hypothesis.line)
@@ -237,9 +255,9 @@ class HistoryBag:
 
     def belief(self) -> dict[Hashable, float]:
         """The bag's states, each once, with the share of the bag's weight ending there
-        (or the exact posterior, while the set is small)."""
-        if self.exact is not None:
-            return dict(self.exact)  # its terminal states: moves are asked of live ones
+        (or the frontier's, while it lives)."""
+        if self.frontier is not None:
+            return dict(self.frontier.states)  # its terminal states: moves are asked of live ones
         weights: dict[Hashable, float] = {}
         for hypothesis in self.hypotheses:
             weights[hypothesis.state] = weights.get(hypothesis.state, 0.0) + hypothesis.weight

@@ -210,6 +210,24 @@ class GdlGame(Game[Hashable]):
             raise self._error(e) from None
         return dict(zip(self.roles, seen, strict=True))
 
+    def _seen_successors(
+        self, states: Sequence[Hashable], role: str, move: Term,
+        seen: frozenset[Term] | None, widest: int,
+    ) -> list[tuple[int, list[Hashable]]]:  # fmt: skip
+        """In compiled calls where the game runs on the propnet."""
+        from ggpkit.reasoning.propnet.reasoner import PropnetReasoner
+
+        propnet = self.reasoner
+        if not isinstance(propnet, PropnetReasoner):
+            return super()._seen_successors(states, role, move, seen, widest)
+        packed = [s for s in states if isinstance(s, bytes)]
+        assert len(packed) == len(states)
+        try:
+            found = propnet.seen_successors(packed, self.role_index(role), move, seen, widest)
+        except ReasonerError as e:
+            raise self._error(e) from None
+        return [(count, list(after)) for count, after in found]
+
     @property
     def seats(self) -> tuple[str, ...]:
         """Every role but nature (read from the rules, so asking does not probe ``info``)."""

@@ -456,6 +456,115 @@ def eval_phase64(kind, in_start, inputs, order, blocks, b0, b1, val):  # type: i
 
 
 @njit(cache=True, nogil=True)
+def expand_states(  # type: ignore[no-untyped-def]
+    kind, in_start, inputs, order, blocks, phases, base_nodes, legal_lits, move_start,
+    does_nodes, terminal_lit, states, role, own, widest,
+    sees_src, sees_neg, target, next_src, next_neg, capacity,
+):  # fmt: skip
+    """The successors of many states (one per row of ``states``, a byte per base
+    proposition) under every joint move in which ``role`` plays its move number ``own``,
+    kept where the role's percept literals read exactly ``target``, all in one call: 64
+    joint moves at a time, one per bit lane of :func:`eval_phase64` over the state's
+    phase A copied to every lane.
+
+    Returns ``(done, counts, parents, out)``: the states expanded (fewer than all where
+    ``capacity`` successors would be passed), each one's joint moves (-1: terminal; 0:
+    the move not legal; more than ``widest``: counted, not expanded), and for each
+    successor kept the row of its state and its bits."""
+    ones = ~np.uint64(0)
+    size = kind.shape[0]
+    nbase = base_nodes.shape[0]
+    roles = move_start.shape[0] - 1
+    val = np.zeros(size, dtype=np.uint8)
+    val[1] = 1
+    val64 = np.zeros(size, dtype=np.uint64)
+    counts = np.zeros(states.shape[0], dtype=np.int64)
+    parents = np.zeros(capacity, dtype=np.int64)
+    out = np.zeros((capacity, nbase), dtype=np.uint8)
+    legal = np.zeros(does_nodes.shape[0], dtype=np.int64)
+    nlegal = np.zeros(roles, dtype=np.int64)
+    digit = np.zeros(roles, dtype=np.int64)
+    joint = np.zeros(roles, dtype=np.int64)
+    kept = 0
+    done = 0
+    for i in range(states.shape[0]):
+        for b in range(nbase):
+            val[base_nodes[b]] = states[i, b]
+        eval_phase(kind, in_start, inputs, order, blocks, phases[0], phases[1], val)
+        done = i + 1
+        if (val[terminal_lit >> 1] ^ (terminal_lit & 1)) != 0:
+            counts[i] = -1
+            continue
+        own_lit = legal_lits[move_start[role] + own]
+        if (val[own_lit >> 1] ^ (own_lit & 1)) == 0:
+            continue
+        count = 1
+        for r in range(roles):
+            nlegal[r] = 0
+            if r == role:
+                legal[move_start[r]] = own
+                nlegal[r] = 1
+                continue
+            for m in range(move_start[r + 1] - move_start[r]):
+                x = legal_lits[move_start[r] + m]
+                if (val[x >> 1] ^ (x & 1)) != 0:
+                    legal[move_start[r] + nlegal[r]] = m
+                    nlegal[r] += 1
+            count *= nlegal[r]
+        counts[i] = count
+        if count == 0 or count > widest:
+            continue
+        if kept + count > capacity:
+            done = i
+            counts[i] = 0
+            break
+        for n in range(size):
+            val64[n] = ones if val[n] != 0 else np.uint64(0)
+        for r in range(roles):
+            digit[r] = 0
+        for first in range(0, count, 64):
+            lanes = min(64, count - first)
+            for lane in range(lanes):
+                bit = np.uint64(1) << np.uint64(lane)
+                for r in range(roles):
+                    m = legal[move_start[r] + digit[r]]
+                    node = does_nodes[move_start[r] + m]
+                    val64[node] |= bit
+                    joint[r] = node
+                for r in range(roles - 1, -1, -1):  # the next joint move (mixed radix)
+                    digit[r] += 1
+                    if digit[r] < nlegal[r]:
+                        break
+                    digit[r] = 0
+            eval_phase64(kind, in_start, inputs, order, blocks, phases[2], phases[3], val64)
+            mask = ones if lanes == 64 else (np.uint64(1) << np.uint64(lanes)) - np.uint64(1)
+            for k in range(sees_src.shape[0]):
+                w = val64[sees_src[k]]
+                if sees_neg[k]:
+                    w = ~w
+                if target[k]:
+                    mask &= w
+                else:
+                    mask &= ~w
+                if mask == 0:
+                    break
+            while mask != 0:
+                lane = ctz(mask)
+                mask &= mask - np.uint64(1)
+                parents[kept] = i
+                for b in range(nbase):
+                    w = val64[next_src[b]]
+                    if next_neg[b]:
+                        w = ~w
+                    out[kept, b] = (w >> np.uint64(lane)) & np.uint64(1)
+                kept += 1
+            for r in range(roles):
+                for m in range(move_start[r + 1] - move_start[r]):
+                    val64[does_nodes[move_start[r] + m]] = 0
+    return done, counts, parents[:kept], out[:kept]
+
+
+@njit(cache=True, nogil=True)
 def playouts64(  # type: ignore[no-untyped-def]
     kind, in_start, inputs, order, blocks, phases, base_nodes, next_lits, legal_lits,
     does_nodes, move_start, terminal_lit, goal_lits, goal_values, goal_start,

@@ -62,6 +62,14 @@ SPLIT_TRIAL_PLAYOUTS = LANE_THRESHOLD - 1
 __all__ = ["GroundingError", "PropnetReasoner"]
 
 
+EXPANDED_KEPT = 4096
+"""Successors one compiled call of :meth:`PropnetReasoner.seen_successors` returns at most
+(it is called again for the states left)."""
+
+PERCEPT_TARGETS_KEPT = 256
+"""Percept sets :meth:`PropnetReasoner.seen_successors` keeps translated to literal values."""
+
+
 class _Scratch:
     """One thread's working memory for evaluating the network."""
 
@@ -113,6 +121,17 @@ class PropnetReasoner:
         self._all_percepts = [(r, p) for r, ps in enumerate(net.percepts) for p in ps]
         """Each percept literal's role and term, in ``sees_lits`` order: a step reads
         the few that hold, not every one a role could ever see."""
+        self._sees_of_role = [
+            np.array([i for i, (owner, _) in enumerate(self._all_percepts) if owner == r],
+                     dtype=np.int64)
+            for r in range(len(net.roles))
+        ]  # fmt: skip
+        self._percept_position = [
+            {self._all_percepts[i][1]: position for position, i in enumerate(lits)}
+            for lits in self._sees_of_role
+        ]
+        self._targets: dict[tuple[int, frozenset[Term] | None], npt.NDArray[np.uint8] | None]
+        self._targets = {}
         init = np.asarray(net.init, dtype=np.uint8)
         self._initial = self._pack(init)
         self._split_lock = threading.Lock()
@@ -328,6 +347,74 @@ class PropnetReasoner:
             role, percept = self._all_percepts[i]
             seen[role].append(percept)
         return tuple(frozenset(terms) for terms in seen)
+
+    def seen_successors(
+        self, states: Sequence[bytes], role_index: int, move: Term,
+        seen: frozenset[Term] | None, widest: int,
+    ) -> list[tuple[int, list[bytes]]]:  # fmt: skip
+        """For each of ``states``, the joint moves in which role ``role_index`` plays
+        ``move``: how many there are (none in a terminal state or where ``move`` is not
+        legal), and the next state of each that gives that role exactly the percepts
+        ``seen`` (each one where None); only the count where there are more than
+        ``widest``. In compiled calls, 64 joint moves at a time."""
+        net = self.net
+        own = self._move_index[role_index].get(move)
+        if own is None:  # never legal: no joint move has it
+            return [(0, []) for _ in states]
+        target = self._percept_target(role_index, seen)
+        lits = self._sees_of_role[role_index] if seen is not None else self._sees_of_role[0][:0]
+        bits = np.unpackbits(
+            np.frombuffer(b"".join(states), dtype=np.uint8).reshape(len(states), -1),
+            axis=1, count=len(net.base), bitorder="little",
+        )  # fmt: skip
+        if target is None:  # a percept the role can never get here: no joint move gives it
+            target, lits = np.zeros(0, dtype=np.uint8), lits[:0]
+            widest = -1  # counted only
+        results: list[tuple[int, list[bytes]]] = []
+        start, capacity = 0, EXPANDED_KEPT
+        while start < len(states):
+            done, counts, parents, out = k.expand_states(
+                net.kind, net.in_start, net.inputs, net.order, net.blocks, net.phases,
+                net.base_nodes, net.legal_lits, net.move_start, net.does_nodes,
+                net.terminal_lit, bits[start:], role_index, own, max(widest, 0),
+                self._sees_src[lits], self._sees_neg[lits], target,
+                self._next_src, self._next_neg, capacity,
+            )  # fmt: skip
+            if done == 0:  # the first state alone has more successors: room for them
+                capacity *= 4
+                continue
+            packed = np.packbits(out, axis=1, bitorder="little")
+            found: list[list[bytes]] = [[] for _ in range(done)]
+            for row, parent in zip(packed, parents.tolist(), strict=True):
+                found[parent].append(row.tobytes())
+            results += [(max(int(c), 0), f) for c, f in zip(counts[:done].tolist(), found,
+                                                            strict=True)]  # fmt: skip
+            start += done
+        return results
+
+    def _percept_target(
+        self, role_index: int, seen: frozenset[Term] | None
+    ) -> npt.NDArray[np.uint8] | None:
+        """The values the role's percept literals take where it sees exactly ``seen``
+        (none to read where None); None where it can never see one of them. Cached:
+        a filter asks the same percepts of every state of a step."""
+        key = (role_index, seen)
+        target = self._targets.get(key)
+        if target is not None or key in self._targets:
+            return target
+        lits = self._sees_of_role[role_index] if seen is not None else self._sees_of_role[0][:0]
+        made: npt.NDArray[np.uint8] | None = np.zeros(len(lits), dtype=np.uint8)
+        positions = self._percept_position[role_index]
+        for percept in seen or ():
+            position = positions.get(percept)
+            if position is None or made is None:
+                made = None
+                break
+            made[position] = 1
+        if len(self._targets) >= PERCEPT_TARGETS_KEPT:
+            self._targets.clear()
+        self._targets[key] = made
+        return made
 
     def _with_moves(
         self, state: bytes, moves: Sequence[Term]
