@@ -66,9 +66,6 @@ EXPANDED_KEPT = 4096
 """Successors one compiled call of :meth:`PropnetReasoner.seen_successors` returns at most
 (it is called again for the states left)."""
 
-PERCEPT_TARGETS_KEPT = 256
-"""Percept sets :meth:`PropnetReasoner.seen_successors` keeps translated to literal values."""
-
 
 class _Scratch:
     """One thread's working memory for evaluating the network."""
@@ -130,8 +127,6 @@ class PropnetReasoner:
             {self._all_percepts[i][1]: position for position, i in enumerate(lits)}
             for lits in self._sees_of_role
         ]
-        self._targets: dict[tuple[int, frozenset[Term] | None], npt.NDArray[np.uint8] | None]
-        self._targets = {}
         init = np.asarray(net.init, dtype=np.uint8)
         self._initial = self._pack(init)
         self._split_lock = threading.Lock()
@@ -396,25 +391,17 @@ class PropnetReasoner:
         self, role_index: int, seen: frozenset[Term] | None
     ) -> npt.NDArray[np.uint8] | None:
         """The values the role's percept literals take where it sees exactly ``seen``
-        (none to read where None); None where it can never see one of them. Cached:
-        a filter asks the same percepts of every state of a step."""
-        key = (role_index, seen)
-        target = self._targets.get(key)
-        if target is not None or key in self._targets:
-            return target
-        lits = self._sees_of_role[role_index] if seen is not None else self._sees_of_role[0][:0]
-        made: npt.NDArray[np.uint8] | None = np.zeros(len(lits), dtype=np.uint8)
+        (none to read where None); None where it can never see one of them. Made anew
+        each call (a call expands a batch of states): nothing shared between threads."""
+        size = len(self._sees_of_role[role_index]) if seen is not None else 0
+        target = np.zeros(size, dtype=np.uint8)
         positions = self._percept_position[role_index]
         for percept in seen or ():
             position = positions.get(percept)
-            if position is None or made is None:
-                made = None
-                break
-            made[position] = 1
-        if len(self._targets) >= PERCEPT_TARGETS_KEPT:
-            self._targets.clear()
-        self._targets[key] = made
-        return made
+            if position is None:
+                return None
+            target[position] = 1
+        return target
 
     def _with_moves(
         self, state: bytes, moves: Sequence[Term]
