@@ -101,18 +101,21 @@ def _watch_parent(parent_pid: int) -> None:
     os._exit(1)
 
 
-def cpu_seconds(pid: int) -> float | None:
+def cpu_seconds(pid: int, *, user_only: bool = False) -> float | None:
     """CPU time (user + system) ``pid`` has used so far; None where /proc cannot tell.
 
     Why CPU and not wall time: a budget in CPU seconds gives the same verdict on a
-    quiet machine and on one where other work takes the cores.
+    quiet machine and on one where other work takes the cores. ``user_only`` leaves
+    out the system time, which a forked child spends copying the pages it shares with
+    its parent and reclaiming memory: work that depends on the machine's state (how
+    large the parent is, how full memory is), not on the child's own task.
     """
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
     fields = stat[stat.rindex(")") + 2 :].split()  # the name may hold spaces
-    ticks = int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+    ticks = int(fields[11]) + (0 if user_only else int(fields[12]))  # utime, stime (14, 15)
     return ticks / os.sysconf("SC_CLK_TCK")
 
 

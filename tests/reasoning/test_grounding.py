@@ -95,7 +95,7 @@ CROSS_PRODUCT = (
 
 @pytest.mark.parametrize("text", [GROWING, CROSS_PRODUCT], ids=["growing", "cross-product"])
 def test_grounding_bombs_are_refused_by_the_estimate_not_the_time_limit(text: str) -> None:
-    # With a minute to go, only the estimate (a second of CPU) can refuse them.
+    # With a minute to go, only the estimate (a second and a half of CPU) can refuse them.
     with pytest.raises(GroundingError, match="grounding estimate refused"):
         ground(parse_rules(text), timeout=60.0)
 
