@@ -841,10 +841,26 @@ def _sampled_move(
         return _move_in(game, line, match.role, rng)
     own_line = match.own_line if own else None
     if not _reaches(own_line, view):
+        own_line = _greedy_on(game, view, rng, own_line, until)
+    if not _reaches(own_line, view):
         own_line = _deaf_line(game, view, rng, start, until)
-        if own and match.view is view:
-            match.own_line = own_line
+    if own_line is not None and own and match.view is view:
+        match.own_line = own_line  # never None: a walk on its way is not lost
     return None if own_line is None else _move_in(game, own_line, match.role, rng)
+
+
+def _greedy_on(
+    game: Game[Any], view: RoleView, rng: random.Random, line: History | None, until: float
+) -> History | None:
+    """``line`` (:attr:`_Match.own_line`, often a step or two short of the turn: its walk
+    has a small share of each turn) walked on greedily to ``view``'s turn before
+    ``until``; None where it cannot be (no line, the role's move not legal on the way,
+    or out of time). A step led by the percepts beats a random one: the hand nature
+    dealt decides which buys are legal next turn."""
+    if line is None:
+        return None
+    walked = greedy_history(game, view, rng, Hypothesis(line), until)
+    return walked.line if walked is not None and _reaches(walked.line, view) else None
 
 
 def _walk_own_line(match: _Match, game: Game[Any], view: RoleView, rng: random.Random) -> None:

@@ -15,11 +15,12 @@ from games.gdl2_support import MONTY_HALL
 
 from ggpkit.agents.base import Limit
 from ggpkit.agents.hidden import bag as bag_module
-from ggpkit.agents.hidden import for_imperfect_information
+from ggpkit.agents.hidden import common, for_imperfect_information
 from ggpkit.agents.hidden.bag import HistoryBag
 from ggpkit.agents.hidden.common import playout_rewards
 from ggpkit.agents.hidden.exact import InfosetExpectimax, InfosetSolverAgent
 from ggpkit.agents.hidden.eyes import opponent_states, opponent_views
+from ggpkit.agents.hidden.hyperplay import HyperPlayAgent
 from ggpkit.agents.hidden.ismcts import ISMCTSAgent
 from ggpkit.agents.specs import make_agent
 from ggpkit.games.gdl.game import GdlGame, load_kif_text
@@ -291,3 +292,43 @@ def test_ismcts_searches_where_no_opponent_is_modelled(monty: GdlGame) -> None:
     agent.start(monty, ROLE)
     assert str(agent.select(monty, _opened("d1", "d2"), ROLE, Limit())) == "switch"
     assert agent.last_playouts == 400
+
+
+class _Clock:
+    """A ``time.perf_counter`` that moves only when told."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_pace_stops_before_an_iteration_that_would_end_late(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = _Clock()
+    monkeypatch.setattr(common.time, "perf_counter", clock)
+    pace = common.Pace()
+    assert pace.another(clock.now + 0.01)  # nothing learned yet: any time left will do
+    pace.took(0.4)
+    assert pace.another(clock.now + 0.5) and not pace.another(clock.now + 0.3)
+    pace.begin()  # the next search expects half the slowest iteration of the last
+    assert pace.another(clock.now + 0.3) and not pace.another(clock.now + 0.1)
+
+
+@pytest.mark.parametrize("searcher", [ISMCTSAgent, HyperPlayAgent])
+def test_a_search_without_time_for_one_iteration_answers_at_once(
+    halves: GdlGame, searcher: type[ISMCTSAgent] | type[HyperPlayAgent]
+) -> None:
+    """A move whose time went on the bag answers with a move its view allows, not after
+    a playout that ends past the deadline (a second on a slow reasoner)."""
+    low = RoleView("alice").then(parse_term("noop"), frozenset({parse_term("low")}))
+    agent = searcher(seed=4)
+    agent.start(halves, "alice")
+    moves = [parse_term(f"(guess {n})") for n in range(1, 5)]
+    dealt = halves.next_state(halves.initial_state(), ["(hide 2)", "noop", "noop"])
+    chosen = agent.search(halves, {dealt: 1.0}, "alice", moves, (0.0, math.inf))
+    assert chosen in moves and agent.last_playouts == 0
+    assert agent.select(halves, low, "alice", Limit(playouts=50)) in moves
+    assert agent.last_playouts > 0

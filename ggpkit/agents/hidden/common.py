@@ -37,6 +37,36 @@ MARGIN = 0.01
 """Seconds kept back from a move's time for answering."""
 
 
+PACE_CARRIED = 0.5
+"""Share of the slowest iteration of the last search that the next one starts out
+expecting: a slow iteration early in a match (a reasoner whose caches were cold: on
+the join code small Dominion's first playouts list 27,000 deals a step, later ones
+find them kept) should not keep every later search from starting at all."""
+
+
+class Pace:
+    """How long one iteration of a search takes, learned as the match goes: a search
+    stops before an iteration that would end past its deadline, not after it. Where an
+    iteration is a playout on a slow reasoner (a second on the join code), starting one
+    just before the deadline makes the move late by that second, and the player's
+    fallback then answers in its place."""
+
+    def __init__(self) -> None:
+        self.slowest = 0.0
+
+    def begin(self) -> None:
+        """A new search: what the last one learned, discounted by :data:`PACE_CARRIED`."""
+        self.slowest *= PACE_CARRIED
+
+    def another(self, deadline: float) -> bool:
+        """Whether an iteration started now should end by ``deadline``."""
+        return time.perf_counter() + self.slowest < deadline
+
+    def took(self, seconds: float) -> None:
+        """An iteration took ``seconds``."""
+        self.slowest = max(self.slowest, seconds)
+
+
 def candidate_moves(game: Game[Any], belief: dict[Hashable, float], role: str) -> list[Term]:
     """The moves of ``role`` legal in every state of ``belief``, else those legal in the
     largest share of it (by weight), in a fixed order."""
@@ -109,10 +139,12 @@ class BagSearcher(Agent):
         """Playouts (or iterations) of the last search, for tests and notes."""
         self.view: RoleView | None = None
         """The view of the move being chosen (None where a true state was handed)."""
+        self.pace = Pace()
 
     def start(self, game: Game[Any], role: str) -> None:
-        """A new match: an empty bag."""
+        """A new match: an empty bag, and an iteration's pace to learn again."""
         self.bag.clear()
+        self.pace = Pace()
 
     def stop(self) -> None:
         """The match is over: forget its histories."""

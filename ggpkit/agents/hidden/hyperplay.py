@@ -59,17 +59,23 @@ class HyperPlayAgent(BagSearcher):
         weight = {m: 0.0 for m in moves}
         playouts = 0
         index = 0
-        while playouts < budget and (playouts == 0 or time.perf_counter() < deadline):
+        self.pace.begin()
+        while playouts < budget and self.pace.another(deadline):
             state, share, legal = states[index % len(states)]
             index += 1
             for move in moves:
-                if move not in legal:
+                if move not in legal or not self.pace.another(deadline):
                     continue
+                began = time.perf_counter()
                 after = game.next_state(state, random_joint(game, state, role, move, self.rng))
                 total[move] += share * goal_of(game, after, role, self.rng)
                 weight[move] += share
                 playouts += 1
+                self.pace.took(time.perf_counter() - began)
         self.last_playouts = playouts
+        if playouts == 0:  # no time for one playout: any move its view allows
+            self._thoughts = None
+            return self.rng.choice(moves)
         values = {m: total[m] / weight[m] if weight[m] > 0 else -1.0 for m in moves}
         best = max(moves, key=lambda m: values[m])
         ranked = sorted(moves, key=lambda m: -values[m])[:3]

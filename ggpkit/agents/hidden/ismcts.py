@@ -151,7 +151,9 @@ class ISMCTSAgent(BagSearcher):
         opponents = list(eyes)
         allowed = set(moves)
         iterations = 0
-        while iterations < budget and (iterations == 0 or time.perf_counter() < deadline):
+        self.pace.begin()
+        while iterations < budget and self.pace.another(deadline):
+            began = time.perf_counter()
             learner = opponents[iterations // 2 % len(opponents)] if eyes and iterations % 2 else me
             if learner == me:
                 state = self.rng.choices(states, cum_weights=cumulative)[0]
@@ -159,7 +161,10 @@ class ISMCTSAgent(BagSearcher):
                 state = self.rng.choice(eyes[learner])
             self._iterate(game, state, learner, trees, allowed if learner == me else None)
             iterations += 1
+            self.pace.took(time.perf_counter() - began)
         self.last_playouts = iterations
+        if iterations == 0:  # no time for one iteration: any move its view allows
+            return self.rng.choice(moves)
         stats = root.stats[me]
         return max(moves, key=lambda m: (stats[m][0], stats[m][1]) if m in stats else (-1, 0))
 
