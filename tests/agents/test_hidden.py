@@ -332,3 +332,33 @@ def test_a_search_without_time_for_one_iteration_answers_at_once(
     assert chosen in moves and agent.last_playouts == 0
     assert agent.select(halves, low, "alice", Limit(playouts=50)) in moves
     assert agent.last_playouts > 0
+
+
+class _CountingGame:
+    """States are numbers; state n allows moves a and b, and c where n is even."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def is_terminal(self, state: int) -> bool:
+        return False
+
+    def legal_moves(self, state: int, role: str) -> list[object]:
+        self.asked += 1
+        return ["a", "b", "c"] if state % 2 == 0 else ["a", "b"]
+
+
+def test_candidate_moves_of_a_large_belief_list_a_drawn_few() -> None:
+    """A particle filter's 4,000 states: the moves of a bounded draw, not of each."""
+    game = _CountingGame()
+    belief = {n: 1.0 for n in range(4_000)}
+    moves = common.candidate_moves(game, belief, "me", random.Random(1))  # type: ignore[arg-type]
+    assert game.asked <= common.CANDIDATE_STATES and moves == ["a", "b"]
+    heavy = {n: (1.0 if n % 2 == 0 else 1e-6) for n in range(4_000)}
+    game.asked = 0
+    assert common.candidate_moves(game, heavy, "me") == ["a", "b", "c"]  # type: ignore[arg-type]
+    assert game.asked == common.CANDIDATE_STATES
+    small = {n: 1.0 for n in range(10)}
+    game.asked = 0
+    assert common.candidate_moves(game, small, "me") == ["a", "b"]  # type: ignore[arg-type]
+    assert game.asked == 10
