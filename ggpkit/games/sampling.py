@@ -150,7 +150,7 @@ class _Cues:
     """Each move's score, once computed (a walk ranks a step's moves at every restart)."""
     runs: frozenset[tuple[str, ...]] = field(init=False, compare=False)
     """Every run of ``now`` and ``later``: a move that shares none scores 0 at once (most
-    of nature's 27,000 deals in small Dominion, ranked at every step of a walk)."""
+    of nature's deals in small Dominion, tens of thousands ranked at every step of a walk)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "runs", self.now | self.later.keys())

@@ -62,7 +62,7 @@ class Func:
     _hash: int | None = field(default=None, init=False, compare=False, hash=False, repr=False)
     """The hash, once asked for: a term's hash hashes every subterm, and the reasoners and
     samplers look the same terms up in tables again and again (a walk of small Dominion
-    hashed 27,000 deals ~60 times each, most of its time)."""
+    spent most of its time hashing nature's deals)."""
 
     def __hash__(self) -> int:
         known = self._hash

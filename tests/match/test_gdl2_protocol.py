@@ -536,10 +536,9 @@ JOIN_CODE_PLAY_CLOCK = 4
 """The play clock (seconds) of a game on the join code in the test below; 2 s on a propnet.
 The referee and both player servers run in this one interpreter (one lock for all their
 threads) with the other core busy in CI, and on the join code a step of a walk over a
-view costs far more: small Dominion's nature deals from decks of twenty cards and more
-(27,000 deals a step), and late in a match a player that must find the hand it was
-dealt in 2 s of a shared interpreter sometimes did not (1 of 8 matches with the other
-core busy; 0 of 8 at 4 s)."""
+view costs far more: small Dominion's nature deals from decks of twenty cards and more,
+and late in a match a player that must find the hand it was dealt in 2 s of a shared
+interpreter sometimes did not (docs/results.md, twelfth stop)."""
 
 
 @pytest.mark.parametrize("name", _public_games() or ["(no public GDL-II games)"])

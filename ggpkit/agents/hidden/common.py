@@ -40,14 +40,14 @@ MARGIN = 0.01
 PACE_CARRIED = 0.5
 """Share of the slowest iteration of the last search that the next one starts out
 expecting: a slow iteration early in a match (a reasoner whose caches were cold: on
-the join code small Dominion's first playouts list 27,000 deals a step, later ones
+the join code small Dominion's first playouts list every deal of nature, later ones
 find them kept) should not keep every later search from starting at all."""
 
 
 class Pace:
     """How long one iteration of a search takes, learned as the match goes: a search
     stops before an iteration that would end past its deadline, not after it. Where an
-    iteration is a playout on a slow reasoner (a second on the join code), starting one
+    iteration is a playout on a slow reasoner (the join code on a big game), starting one
     just before the deadline makes the move late by that second, and the player's
     fallback then answers in its place."""
 
@@ -69,9 +69,9 @@ class Pace:
 
 CANDIDATE_STATES = 256
 """Most states of a belief whose legal moves :func:`candidate_moves` lists; a larger
-belief (a particle filter keeps 4,000) is represented by that many drawn by weight.
-Listing every state's moves took 0.23 s of a 0.3 s move in Krieg tic-tac-toe, and the
-search that was left lost to the player that ignores its percepts."""
+belief (a particle filter keeps thousands) is represented by that many drawn by weight.
+Listing every state's moves took most of a short move in Krieg tic-tac-toe, and the
+search that was left lost to the player that ignores its percepts (docs/results.md)."""
 
 
 def candidate_moves(
