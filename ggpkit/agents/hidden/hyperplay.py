@@ -64,7 +64,9 @@ class HyperPlayAgent(BagSearcher):
             state, share, legal = states[index % len(states)]
             index += 1
             for move in moves:
-                if move not in legal or not self.pace.another(deadline):
+                if not self.pace.another(deadline):
+                    break
+                if move not in legal:
                     continue
                 began = time.perf_counter()
                 after = game.next_state(state, random_joint(game, state, role, move, self.rng))
