@@ -45,6 +45,8 @@ from ggpkit.gdl.terms import Term
 from ggpkit.reasoning.base import BatchStepper as BatchStepper  # part of the contract
 from ggpkit.reasoning.base import PlayoutStats
 from ggpkit.reasoning.base import Propositions as Propositions
+from ggpkit.reasoning.base import QueryTimeLimitError as QueryTimeLimitError  # part of the contract
+from ggpkit.reasoning.base import time_limit as time_limit  # part of the contract
 
 S = TypeVar("S", bound=Hashable)
 MoveLike = Term | str

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 
 import pytest
 from games.gdl2_support import MONTY_HALL
@@ -16,6 +17,8 @@ from games.gdl2_support import MONTY_HALL
 from ggpkit.agents.base import Limit
 from ggpkit.agents.hidden import bag as bag_module
 from ggpkit.agents.hidden import common, for_imperfect_information
+from ggpkit.agents.hidden import hyperplay as hyperplay_module
+from ggpkit.agents.hidden import ismcts as ismcts_module
 from ggpkit.agents.hidden.bag import HistoryBag
 from ggpkit.agents.hidden.common import playout_rewards
 from ggpkit.agents.hidden.exact import InfosetExpectimax, InfosetSolverAgent
@@ -28,6 +31,7 @@ from ggpkit.games.information import histories, views_agree, weighted_states
 from ggpkit.games.views import RoleView
 from ggpkit.gdl.kif import parse_term
 from ggpkit.match.arena import play_match, run_arena
+from ggpkit.reasoning.base import QueryTimeLimitError, current_time_limit
 
 ROLE = "contestant"
 
@@ -362,3 +366,34 @@ def test_candidate_moves_of_a_large_belief_list_a_drawn_few() -> None:
     game.asked = 0
     assert common.candidate_moves(game, small, "me") == ["a", "b"]  # type: ignore[arg-type]
     assert game.asked == 10
+
+
+@pytest.mark.parametrize("searcher", [ISMCTSAgent, HyperPlayAgent])
+def test_a_search_ends_where_its_deadline_stops_a_query(
+    halves: GdlGame,
+    searcher: type[ISMCTSAgent] | type[HyperPlayAgent],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its playouts run under a time limit at the search's deadline; a playout that the
+    limit stops ends the search, which answers from the playouts it finished."""
+    limits: list[tuple[float, float] | None] = []
+
+    def playout(game: GdlGame, state: object, rng: random.Random) -> list[float]:
+        limits.append(current_time_limit())
+        if len(limits) > 5:
+            raise QueryTimeLimitError("a query of the rules took longer than 1 s")
+        return [0.5] * len(game.roles)
+
+    monkeypatch.setattr(ismcts_module, "playout_rewards", playout)
+    monkeypatch.setattr(hyperplay_module, "goal_of", lambda g, s, r, rng: playout(g, s, rng)[0])
+    agent = searcher(seed=4)
+    agent.start(halves, "alice")
+    moves = [parse_term(f"(guess {n})") for n in range(1, 5)]
+    dealt = halves.next_state(halves.initial_state(), ["(hide 2)", "noop", "noop"])
+    seconds = 30.0
+    began = time.monotonic()
+    deadline = time.perf_counter() + seconds
+    chosen = agent.search(halves, {dealt: 1.0}, "alice", moves, (deadline, math.inf))
+    assert chosen in moves and agent.last_playouts == 5
+    assert all(limit is not None for limit in limits)
+    assert all(began + seconds - 1 < limit[0] < began + seconds + 1 for limit in limits if limit)

@@ -20,6 +20,7 @@ from ggpkit.games.gdl.game import (
 )
 from ggpkit.games.registry import rules_path
 from ggpkit.gdl.terms import func
+from ggpkit.reasoning.base import QueryTimeLimitError, time_limit
 
 
 def games_dir() -> Path:
@@ -230,3 +231,18 @@ def test_info_of_rules_whose_queries_never_end_is_still_given(
     info = game.info
     assert info.utility is Utility.GENERAL_SUM
     assert any("too slow" in note for note in info.notes)
+
+
+def test_a_query_stopped_by_its_callers_limit_is_that_limits_error() -> None:
+    """A search that set a limit catches its own error; the game's callers still see a
+    game error."""
+    rules = (
+        "(role p) (init (at 0)) (<= (legal p (go ?x)) (true (at ?x)))"
+        "(<= (next (at 1)) (does p (go ?x))) (<= terminal (true (at 1)))"
+        "(<= (goal p 0) (true (at ?x)))"
+    )
+    game = load_kif_text(rules, "stopped", reasoner="prover")
+    with pytest.raises(QueryTimeLimitError) as stopped, time_limit(0.0):
+        game.legal_moves(game.initial_state(), "p")
+    assert isinstance(stopped.value, GameError) and "stopped" in str(stopped.value)
+    assert [str(m) for m in game.legal_moves(game.initial_state(), "p")] == ["(go 0)"]

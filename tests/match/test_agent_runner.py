@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import gc
+from typing import Any
 
 import pytest
 
+from ggpkit.agents.base import Limit
 from ggpkit.agents.random_agent import RandomAgent
 from ggpkit.games.api import GameError
 from ggpkit.games.gdl.game import load_kif_text
+from ggpkit.gdl.terms import Term
 from ggpkit.match import agent_runner
 from ggpkit.match.agent_runner import AgentRunner
 from match.support import PonderingAgent, RecordingAgent, TinyGame
@@ -82,3 +85,36 @@ def test_an_abandoned_call_that_fails_later_is_not_logged_as_never_retrieved(
         asyncio.run(run())
         gc.collect()
     assert not [r for r in caplog.records if "never retrieved" in r.getMessage()]
+
+
+class _HeapWatchingAgent(RandomAgent):
+    """Notes how many objects the collector was told to leave alone at each call."""
+
+    def __init__(self) -> None:
+        super().__init__(seed=1)
+        self.frozen: list[tuple[str, int]] = []
+
+    def start(self, game: Any, role: str) -> None:
+        self.frozen.append(("start", gc.get_freeze_count()))
+
+    def select(self, game: Any, state: Any, role: str, limit: Limit) -> Term:
+        self.frozen.append(("select", gc.get_freeze_count()))
+        return super().select(game, state, role, limit)
+
+
+async def test_a_timed_move_searches_with_the_heap_out_of_the_collectors_sight() -> None:
+    """A full collection during a move scans what the move made, not the reasoner's
+    caches (a second on small Dominion); a new match gives everything back first."""
+    game = TinyGame()
+    agent = _HeapWatchingAgent()
+    runner = AgentRunner(agent)
+    try:
+        gc.freeze()  # what the last match left
+        assert await runner.start(game, "white", 5.0) is None
+        choice = await runner.select(game, game.initial_state(), "white", 2.0)
+        assert choice.code == ""
+    finally:
+        gc.unfreeze()
+    (started, at_start), (selected, at_select) = agent.frozen
+    assert (started, at_start) == ("start", 0)
+    assert selected == "select" and at_select > 1000

@@ -632,3 +632,52 @@ def test_kept_legal_moves_agree_with_fresh_ones_on_random_lines() -> None:
                 assert moves == [fresh.legal(state, i) for i in range(len(p.roles))]
                 state = p.next(state, [rng.choice(m) for m in moves])
         assert p._legal_kept
+
+
+def _wide_legal_game(width: int) -> str:
+    """One legal move of p per pair of ``width`` numbers (``width**2`` moves); q waits."""
+    numbers = " ".join(f"(n {i})" for i in range(width))
+    return (
+        f"(role p) (role q) (init (at 0)) {numbers}"
+        "(<= (legal p (pick ?x ?y)) (true (at 0)) (n ?x) (n ?y)) (legal q noop)"
+        "(<= (next (at 1)) (does p (pick ?x ?y))) (<= terminal (true (at 1)))"
+        "(<= (goal p 100) (true (at ?x))) (<= (goal q 0) (true (at ?x)))"
+    )
+
+
+def test_a_listing_of_many_moves_heeds_a_limit_that_has_passed() -> None:
+    """Converting the thousands of answers of one listing looks at the limit too: asked
+    past its caller's deadline, a role's moves are not listed, even where the rules'
+    ``legal`` was derived already (for another role, without a limit)."""
+    prover = Prover(parse_rules(_wide_legal_game(120)))
+    state = prover.initial()
+    assert [str(m) for m in prover.legal(state, 1)] == ["noop"]
+    with pytest.raises(QueryTimeLimitError), time_limit(0.0):
+        prover.legal(state, 0)
+    assert len(prover.legal(state, 0)) == 120 * 120
+
+
+def test_the_contexts_of_a_stopped_query_are_freed_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A query stopped midway drops its thread's contexts, and a thread of their own
+    frees them (freeing millions of facts at once held every thread for a second)."""
+    handed: list[object] = []
+    monkeypatch.setattr(prover_module, "_dismantle_later", handed.append)
+    rules = parse_rules(_chain_game(300))
+    prover = Prover(rules)
+    state = prover.initial()
+    kept = prover._contexts()
+    with pytest.raises(QueryTimeLimitError), time_limit(0.05):
+        prover.legal(state, 0)
+    assert handed == [kept] and prover._contexts() is not kept
+    assert prover.legal(state, 0) == Prover(rules).legal(state, 0)
+
+
+def test_dismantling_empties_every_table_of_the_contexts() -> None:
+    prover = Prover(parse_rules(_chain_game(30)))
+    state = prover.initial()
+    prover.legal(state, 0)
+    contexts = prover._contexts()
+    assert contexts.states and contexts.static.rels
+    dismantler = prover_module._dismantle_later(contexts)
+    dismantler.join(timeout=10)
+    assert not contexts.states and not contexts.static.rels and not contexts.static.memo

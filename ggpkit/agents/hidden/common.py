@@ -11,16 +11,17 @@ the most of them by weight.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import random
 import time
 from abc import abstractmethod
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 from typing import Any
 
 from ggpkit.agents.base import Agent, AgentError, Limit
 from ggpkit.agents.hidden.bag import HistoryBag
-from ggpkit.games.api import Game
+from ggpkit.games.api import Game, time_limit
 from ggpkit.games.views import RoleView
 from ggpkit.gdl.terms import Term
 
@@ -65,6 +66,19 @@ class Pace:
     def took(self, seconds: float) -> None:
         """An iteration took ``seconds``."""
         self.slowest = max(self.slowest, seconds)
+
+
+@contextlib.contextmanager
+def queries_end_at(deadline: float) -> Iterator[None]:
+    """Rules queries made by this thread inside the block stop at ``deadline`` (a
+    ``perf_counter`` time) with :class:`~ggpkit.games.api.QueryTimeLimitError`.
+
+    A search's iterations are not equally long: on the join code one that meets a new
+    deal of nature lists thousands of moves, and a search that starts it just before its
+    deadline ends a second late (small Dominion). Stopped inside the query, the
+    iteration is dropped and the search answers from the ones it finished."""
+    with time_limit(max(deadline - time.perf_counter(), 0.0)):
+        yield
 
 
 CANDIDATE_STATES = 256

@@ -15,13 +15,14 @@ hypothesis is searched as though its state were known), so it never pays to look
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Hashable
 from typing import Any
 
 from ggpkit.agents.base import Limit, Thoughts
-from ggpkit.agents.hidden.common import BagSearcher, goal_of, random_joint
-from ggpkit.games.api import Game
+from ggpkit.agents.hidden.common import BagSearcher, goal_of, queries_end_at, random_joint
+from ggpkit.games.api import Game, QueryTimeLimitError
 from ggpkit.gdl.terms import Term
 
 
@@ -60,20 +61,22 @@ class HyperPlayAgent(BagSearcher):
         playouts = 0
         index = 0
         self.pace.begin()
-        while playouts < budget and self.pace.another(deadline):
-            state, share, legal = states[index % len(states)]
-            index += 1
-            for move in moves:
-                if not self.pace.another(deadline):
-                    break
-                if move not in legal:
-                    continue
-                began = time.perf_counter()
-                after = game.next_state(state, random_joint(game, state, role, move, self.rng))
-                total[move] += share * goal_of(game, after, role, self.rng)
-                weight[move] += share
-                playouts += 1
-                self.pace.took(time.perf_counter() - began)
+        with queries_end_at(deadline), contextlib.suppress(QueryTimeLimitError):
+            while playouts < budget and self.pace.another(deadline):
+                state, share, legal = states[index % len(states)]
+                index += 1
+                for move in moves:
+                    if not self.pace.another(deadline):
+                        break
+                    if move not in legal:
+                        continue
+                    began = time.perf_counter()
+                    joint = random_joint(game, state, role, move, self.rng)
+                    value = goal_of(game, game.next_state(state, joint), role, self.rng)
+                    total[move] += share * value  # a playout cut short at the deadline adds nothing
+                    weight[move] += share
+                    playouts += 1
+                    self.pace.took(time.perf_counter() - began)
         self.last_playouts = playouts
         if playouts == 0:  # no time for one playout: any move its view allows
             self._thoughts = None

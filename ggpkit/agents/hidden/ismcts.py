@@ -30,9 +30,9 @@ from collections.abc import Hashable
 from typing import Any
 
 from ggpkit.agents.base import Limit, Thoughts
-from ggpkit.agents.hidden.common import BagSearcher, playout_rewards
+from ggpkit.agents.hidden.common import BagSearcher, playout_rewards, queries_end_at
 from ggpkit.agents.hidden.eyes import opponent_states, opponent_views
-from ggpkit.games.api import Game
+from ggpkit.games.api import Game, QueryTimeLimitError
 from ggpkit.gdl.terms import Term
 
 DEFAULT_C = 0.7
@@ -152,16 +152,22 @@ class ISMCTSAgent(BagSearcher):
         allowed = set(moves)
         iterations = 0
         self.pace.begin()
-        while iterations < budget and self.pace.another(deadline):
-            began = time.perf_counter()
-            learner = opponents[iterations // 2 % len(opponents)] if eyes and iterations % 2 else me
-            if learner == me:
-                state = self.rng.choices(states, cum_weights=cumulative)[0]
-            else:
-                state = self.rng.choice(eyes[learner])
-            self._iterate(game, state, learner, trees, allowed if learner == me else None)
-            iterations += 1
-            self.pace.took(time.perf_counter() - began)
+        with queries_end_at(deadline):
+            while iterations < budget and self.pace.another(deadline):
+                began = time.perf_counter()
+                learner = (
+                    opponents[iterations // 2 % len(opponents)] if eyes and iterations % 2 else me
+                )
+                if learner == me:
+                    state = self.rng.choices(states, cum_weights=cumulative)[0]
+                else:
+                    state = self.rng.choice(eyes[learner])
+                try:
+                    self._iterate(game, state, learner, trees, allowed if learner == me else None)
+                except QueryTimeLimitError:
+                    break  # cut short at the deadline: nothing of it was backed up
+                iterations += 1
+                self.pace.took(time.perf_counter() - began)
         self.last_playouts = iterations
         if iterations == 0:  # no time for one iteration: any move its view allows
             return self.rng.choice(moves)

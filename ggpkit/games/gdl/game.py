@@ -65,7 +65,13 @@ from ggpkit.gdl.game_rules import (
 from ggpkit.gdl.kif import Rule, parse_rules, read_kif_file
 from ggpkit.gdl.repairs import repair_rules
 from ggpkit.gdl.terms import Const, Func, Term
-from ggpkit.reasoning.base import PlayoutStats, Reasoner, ReasonerError, time_limit
+from ggpkit.reasoning.base import (
+    PlayoutStats,
+    QueryTimeLimitError,
+    Reasoner,
+    ReasonerError,
+    time_limit,
+)
 from ggpkit.reasoning.prover.reasoner import Prover
 from ggpkit.search.contract import TreeSearch
 
@@ -79,6 +85,11 @@ log = logging.getLogger("ggpkit.games")
 
 class GdlGameError(GameError):
     """The rules do not define a proper game in some state (no goal value, two, ...)."""
+
+
+class GdlQueryTimeLimitError(GdlGameError, QueryTimeLimitError):
+    """A query of the rules stopped by a time limit its caller set: a game's error, and
+    the limit's, which the search that set it catches as its own (it ends there)."""
 
 
 class GdlCheckError(GameError):
@@ -161,7 +172,8 @@ class GdlGame(Game[Hashable]):
         return self.reasoner.name
 
     def _error(self, e: ReasonerError) -> GdlGameError:
-        return GdlGameError(f"{self.name}: {e}")
+        kind = GdlQueryTimeLimitError if isinstance(e, QueryTimeLimitError) else GdlGameError
+        return kind(f"{self.name}: {e}")
 
     def initial_state(self) -> Hashable:
         try:

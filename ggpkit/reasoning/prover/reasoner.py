@@ -50,7 +50,7 @@ import sys
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
@@ -715,7 +715,7 @@ class _Db:
         prog = self.prog
         if rel in prog.demand:
             full = _Rel()
-            for v in self.query(rel, (), ()):
+            for v in _checked(self.query(rel, (), ())):
                 full.add(v)
             self.rels[rel] = full
             return full
@@ -1120,6 +1120,16 @@ def _collect(into: dict[str, _Rel], rel: str, values: list[Any], full: dict[str,
 _COLLECT_CHUNK = 1 << 15
 
 
+def _checked(values: Iterable[Any], every: int = 4096) -> Iterator[Any]:
+    """``values``, looking at the time limit every ``every`` of them: filing or
+    converting the thousands of answers of one listing (small Dominion's nature deals
+    from a deck of twenty) takes longer than a join's own checks allow for."""
+    for count, value in enumerate(values):
+        if not count % every:
+            check_time_limit()
+        yield value
+
+
 ProverState = frozenset[Any]
 
 
@@ -1140,10 +1150,33 @@ def _fresh_after_error(method: _Method) -> _Method:
         try:
             return call_with_default_limit(QUERY_SECONDS, method, self, *args)
         except BaseException:
+            dropped = getattr(self._local, "contexts", None)
             self._local.contexts = None
+            if dropped is not None:
+                _dismantle_later(dropped)
             raise
 
     return cast("_Method", guarded)
+
+
+def _dismantle_later(contexts: _Contexts) -> threading.Thread:
+    """Free ``contexts`` a piece at a time in a daemon thread.
+
+    Why: a thread's contexts on a big game hold millions of facts, and freeing them at
+    once holds the interpreter's lock for as long as it takes (a second on small
+    Dominion): a search stopped at its deadline then answered a second late, and every
+    other thread of the process (a player's event loop) stood still meanwhile."""
+
+    def dismantle() -> None:
+        for db in [*(db for db, _ in contexts.states.values()), contexts.static]:
+            for table in (db.memo, db.rels):
+                while table:
+                    table.popitem()
+        contexts.states.clear()
+
+    thread = threading.Thread(target=dismantle, name="ggpkit-dismantle", daemon=True)
+    thread.start()
+    return thread
 
 
 LEGAL_KEPT = 1024
@@ -1255,7 +1288,7 @@ class Prover:
                     return found
         role = self._role_values[role_index]
         moves = [v[2] for v in db.get("legal").facts if type(v) is tuple and v[1] == role]
-        found = sorted((to_term(m) for m in moves), key=str)
+        found = sorted((to_term(m) for m in _checked(moves)), key=str)
         if kept is not None:
             with self._legal_lock:
                 self._legal_kept[kept] = found
