@@ -48,16 +48,12 @@ def out_of_the_collectors_sight() -> None:
 
     Why: a full collection scans every object, and a reasoner's caches on the join code
     grow to millions of them; on small Dominion collections that freed nothing stopped
-    the search for up to a second, and the move was late. Frozen garbage cycles are
-    freed when the next match starts (:func:`collect_everything`)."""
+    the search for up to a second, and the move was late. Frozen objects are still
+    freed by their reference counts (the caches evict); only garbage *cycles* alive at a
+    freeze would stay, and a whole match of small Dominion left none (docs/results.md).
+    They are never collected at a match's start either: that full collection took
+    seconds in a large process and made STARTs late."""
     gc.freeze()
-
-
-def collect_everything() -> None:
-    """Give every object back to the collector and collect them all: at a match's start,
-    within its start clock, not during a move."""
-    gc.unfreeze()
-    gc.collect()
 
 
 def allowance(seconds: float) -> float:
@@ -155,11 +151,7 @@ class AgentRunner:
             return PlayerFault("TO", "the agent was still busy with its last move")
         seconds -= asyncio.get_running_loop().time() - began
 
-        def set_up() -> None:
-            collect_everything()
-            self.agent.start(game, role)
-
-        metagame = within_time_limit(seconds, set_up)
+        metagame = within_time_limit(seconds, lambda: self.agent.start(game, role))
         self._busy = in_daemon_thread(metagame)
         try:
             await asyncio.wait_for(asyncio.shield(self._busy), max(seconds, 0.0))

@@ -104,12 +104,12 @@ class _HeapWatchingAgent(RandomAgent):
 
 async def test_a_timed_move_searches_with_the_heap_out_of_the_collectors_sight() -> None:
     """A full collection during a move scans what the move made, not the reasoner's
-    caches (a second on small Dominion); a new match gives everything back first."""
+    caches (a second on small Dominion); metagaming is not a timed move."""
     game = TinyGame()
     agent = _HeapWatchingAgent()
     runner = AgentRunner(agent)
     try:
-        gc.freeze()  # what the last match left
+        gc.unfreeze()
         assert await runner.start(game, "white", 5.0) is None
         choice = await runner.select(game, game.initial_state(), "white", 2.0)
         assert choice.code == ""
