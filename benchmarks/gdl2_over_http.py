@@ -11,12 +11,18 @@ depend on the machine; nothing here asserts them.
 
     python benchmarks/gdl2_over_http.py GAMES_DIR [--agent mcts] [--playclock 3]
         [--startclock 10] [--out gdl2_http.jsonl] [--games A.kif B.kif] [--port 9360]
+        [--max-steps 200]
+
+Some games never end if their players stall (ConnectThreeDecompositionII: a player
+that would lose may play ``noop`` for ever, and the rules have no step limit); a match is
+aborted after ``--max-steps`` and shown so.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import socket
 import subprocess
@@ -31,7 +37,7 @@ from ggpkit.match.players import HttpPlayer
 from ggpkit.match.protocol import strip_comments
 from ggpkit.match.recorder import NullRecorder
 from ggpkit.match.records import MatchRecord
-from ggpkit.match.referee import Referee
+from ggpkit.match.referee import Referee, StepEvent
 from ggpkit.match.replay import replay
 
 READY_SECONDS = 300.0
@@ -62,15 +68,29 @@ def wait_for_port(port: int) -> None:
     raise SystemExit(f"no player listened on port {port} within {READY_SECONDS:g} s")
 
 
-def play(path: Path, ports: list[int], clocks: Clocks, seed: int) -> dict[str, Any]:
+def play(path: Path, ports: list[int], clocks: Clocks, seed: int, most: int) -> dict[str, Any]:
     """One match of the game at ``path`` between the player servers on ``ports`` (one a
-    seat); its line of results."""
+    seat), aborted after ``most`` steps; its line of results."""
     game = load_kif_file(path)
     rules = strip_comments(path.read_text(encoding="utf-8"))
     players = [HttpPlayer(f"http://127.0.0.1:{port}") for port in ports[: len(game.seats)]]
-    referee = Referee(game, rules, players, clocks, NullRecorder(), seed=seed)
+
+    running: list[asyncio.Task[Any]] = []
+
+    def at_most(event: StepEvent) -> None:
+        """Cancel the match after ``most`` steps: the referee then aborts it."""
+        if event.step >= most and running:
+            running[0].cancel()
+
+    async def refereed() -> None:
+        running.append(asyncio.ensure_future(referee.run()))
+        with contextlib.suppress(asyncio.CancelledError):
+            await running[0]
+
+    referee = Referee(game, rules, players, clocks, NullRecorder(), at_most, seed=seed)
     began = time.perf_counter()
-    record = asyncio.run(referee.run())
+    asyncio.run(refereed())
+    record = referee.record
     faults = {code: 0 for code in ("TO", "CE", "IL")}
     for errors in record.errors:
         for error in errors:
@@ -81,6 +101,7 @@ def play(path: Path, ports: list[int], clocks: Clocks, seed: int) -> dict[str, A
         "seats": len(game.seats),
         "reasoner": game.reasoner_name,
         "steps": record.steps,
+        "aborted": record.is_aborted,
         "faults": faults,
         "replays": replays(record, game),
         "seconds": round(time.perf_counter() - began, 1),
@@ -88,21 +109,24 @@ def play(path: Path, ports: list[int], clocks: Clocks, seed: int) -> dict[str, A
 
 
 def replays(record: MatchRecord, game: Any) -> bool:
-    """Whether the record, written and read back, replays on the game."""
+    """Whether the record, written and read back, replays on the game (an aborted one as
+    far as it went)."""
     try:
         replay(MatchRecord.loads(record.dumps()), game)
     except Exception:
         return False
-    return record.is_completed
+    return record.is_completed or record.is_aborted
 
 
 def table(lines: list[dict[str, Any]]) -> str:
     rows = ["| game | seats | reasoner | steps | TO | CE | IL | replays | seconds |",
             "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    aborted = " (aborted)"
     for line in lines:
         faults = line["faults"]
         rows.append(
-            f"| {line['game']} | {line['seats']} | {line['reasoner']} | {line['steps']} | "
+            f"| {line['game']} | {line['seats']} | {line['reasoner']} | {line['steps']}"
+            f"{aborted if line.get('aborted') else ''} | "
             f"{faults.get('TO', 0)} | {faults.get('CE', 0)} | {faults.get('IL', 0)} | "
             f"{'yes' if line['replays'] else 'NO'} | {line['seconds']} |"
         )
@@ -117,6 +141,12 @@ def main() -> None:
     parser.add_argument("--playclock", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--port", type=int, default=9360, help="the first player's port")
+    parser.add_argument(
+        "--max-steps",
+        type=int,
+        default=200,
+        help="abort a match after this many steps (players that stall)",
+    )
     parser.add_argument("--no-warmup", action="store_true", help="players skip the warm-up")
     parser.add_argument("--out", type=Path, default=Path("gdl2_http.jsonl"))
     parser.add_argument("--games", nargs="*", help="file names in GAMES_DIR (default: all)")
@@ -130,7 +160,7 @@ def main() -> None:
     clocks = Clocks(args.startclock, args.playclock)
     try:
         for name in left:
-            line = play(args.games_dir / name, ports, clocks, args.seed)
+            line = play(args.games_dir / name, ports, clocks, args.seed, args.max_steps)
             print(json.dumps(line), flush=True)
             with args.out.open("a") as out:
                 out.write(json.dumps(line) + "\n")
