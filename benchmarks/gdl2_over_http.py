@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ggpkit.games.gdl.game import load_kif_file
+from ggpkit.games.gdl.game import load_kif_file, rules_of_file
 from ggpkit.match.clock import Clocks
 from ggpkit.match.players import HttpPlayer
 from ggpkit.match.protocol import strip_comments
@@ -72,7 +72,7 @@ def play(path: Path, ports: list[int], clocks: Clocks, seed: int, most: int) -> 
     """One match of the game at ``path`` between the player servers on ``ports`` (one a
     seat), aborted after ``most`` steps; its line of results."""
     game = load_kif_file(path)
-    rules = strip_comments(path.read_text(encoding="utf-8"))
+    rules = strip_comments(rules_of_file(path))
     players = [HttpPlayer(f"http://127.0.0.1:{port}") for port in ports[: len(game.seats)]]
 
     running: list[asyncio.Task[Any]] = []

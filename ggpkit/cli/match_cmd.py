@@ -24,24 +24,25 @@ if TYPE_CHECKING:
 
 
 def rules_text(game: str) -> str:
-    """The GDL text sent to remote players: the .kif file, the registered game's twin, or
-    the library game's rules ("" when there are none: a registered game without a twin)."""
+    """The GDL text sent to remote players: the .kif file's (a fragment's with the game
+    it extends), the registered game's twin, or the library game's rules ("" when there
+    are none: a registered game without a twin)."""
     from ggpkit.games.api import GameError
+    from ggpkit.games.gdl.game import rules_of_file
     from ggpkit.games.library import find_game
     from ggpkit.games.registry import games, rules_path
-    from ggpkit.gdl.kif import read_kif_file
     from ggpkit.match.protocol import strip_comments
 
     path = Path(game)
     if path.suffix in (".kif", ".gdl") or "/" in game:
-        return strip_comments(path.read_text(encoding="utf-8"))
+        return strip_comments(rules_of_file(path))
     if game in games():
         try:
             return strip_comments(rules_path(game).read_text(encoding="utf-8"))
         except (GameError, OSError):
             return ""
     found = find_game(game)  # as load(game) found it: the library comes after the registry
-    return strip_comments(read_kif_file(found.path)) if found is not None else ""
+    return strip_comments(rules_of_file(found.path)) if found is not None else ""
 
 
 def parse_roles(game: Game[Any], specs: list[str]) -> list[str]:

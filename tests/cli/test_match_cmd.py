@@ -243,3 +243,16 @@ def test_the_player_warms_its_kernels_before_it_serves(
     result = runner.invoke(app, [*args, *([flag] if flag else [])])
     assert result.exit_code == 0, result.output
     assert calls == (["warm", "serve"] if warmed else ["serve"])
+
+
+def test_a_fragment_is_sent_with_the_game_it_extends(tmp_path: Path) -> None:
+    """A fragment alone is refused by every player ("a fragment, not a game"): the rules
+    sent for ``tiny_robot.kif`` are ``tiny.kif``'s followed by the fragment's."""
+    from ggpkit.cli.match_cmd import rules_text
+
+    (tmp_path / "tiny.kif").write_text(TINY_GDL)
+    fragment = tmp_path / "tiny_robot.kif"
+    fragment.write_text("(<= (robot_choice noop) (true (control white)))\n")
+    sent = rules_text(str(fragment))
+    assert "(role white)" in sent and sent.rstrip().endswith("(true (control white)))")
+    assert rules_text(str(tmp_path / "tiny.kif")).count("(role white)") == 1

@@ -31,7 +31,7 @@ from ggpkit.agents.random_agent import RandomAgent
 from ggpkit.agents.specs import make_agent
 from ggpkit.games.api import Game
 from ggpkit.games.filtering import Frontier
-from ggpkit.games.gdl.game import extended_game, load_kif_file, load_kif_text
+from ggpkit.games.gdl.game import load_kif_file, load_kif_text, rules_of_file
 from ggpkit.games.information import InformationSetError, views_agree
 from ggpkit.games.repair import repair_line
 from ggpkit.games.sampling import DeadStates, sample_history
@@ -525,11 +525,7 @@ def _public_games() -> list[str]:
 def _rules_sent(path: Path) -> str:
     """The rules a game manager sends for a public file: a fragment's with the game it
     extends (as :func:`~ggpkit.games.gdl.game.load_kif_file` loads it) in front."""
-    text = path.read_text(encoding="utf-8")
-    base = extended_game(path, text)
-    if base is not None:
-        text = base.read_text(encoding="utf-8") + "\n" + text
-    return strip_comments(text)
+    return strip_comments(rules_of_file(path))
 
 
 JOIN_CODE_PLAY_CLOCK = 4

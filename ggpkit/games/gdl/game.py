@@ -534,8 +534,22 @@ def load_kif_file(path: Path | str, reasoner: str = "auto", check: bool = True) 
         f"{Path(path).name} is a fragment (no role, legal, goal or terminal): loaded with "
         f"{base.name}, the game it extends, whose lines come first"
     )
-    combined = f"{read_kif_file(base)}\n{text}"
+    combined = _extended(base, text)
     return load_kif_text(combined, str(path), reasoner=reasoner, check=check, notes=(note,))
+
+
+def rules_of_file(path: Path | str) -> str:
+    """The rules a ``.kif`` file stands for, as :func:`load_kif_file` reads them: its
+    text, or a fragment's after the game it extends. A game manager sends players these:
+    a fragment alone is refused by every player ("a fragment, not a game")."""
+    text = read_kif_file(path)
+    base = extended_game(Path(path), text)
+    return text if base is None else _extended(base, text)
+
+
+def _extended(base: Path, fragment: str) -> str:
+    """A fragment's rules after those of the game it extends."""
+    return f"{read_kif_file(base)}\n{fragment}"
 
 
 def extended_game(path: Path, text: str) -> Path | None:
