@@ -24,12 +24,13 @@ import argparse
 import asyncio
 import contextlib
 import json
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from vs_ggp_base import wait_for_port  # this folder's: the scripts run from it
 
 from ggpkit.games.gdl.game import load_kif_file, rules_of_file
 from ggpkit.match.clock import Clocks
@@ -53,19 +54,8 @@ def start_players(ports: list[int], agent: str, warmup: bool) -> list[subprocess
         command += [] if warmup else ["--no-warmup"]
         servers.append(subprocess.Popen(command, stdout=subprocess.DEVNULL))
     for port in ports:
-        wait_for_port(port)
+        wait_for_port(port, READY_SECONDS)
     return servers
-
-
-def wait_for_port(port: int) -> None:
-    """Return once something listens on ``port`` (the server warms up first)."""
-    until = time.monotonic() + READY_SECONDS
-    while time.monotonic() < until:
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.5)
-    raise SystemExit(f"no player listened on port {port} within {READY_SECONDS:g} s")
 
 
 def play(path: Path, ports: list[int], clocks: Clocks, seed: int, most: int) -> dict[str, Any]:

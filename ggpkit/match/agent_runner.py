@@ -48,11 +48,11 @@ def out_of_the_collectors_sight() -> None:
 
     Why: a full collection scans every object, and a reasoner's caches on the join code
     grow to millions of them; on small Dominion collections that freed nothing stopped
-    the search for up to a second, and the move was late. Frozen objects are still
-    freed by their reference counts (the caches evict); only garbage *cycles* alive at a
-    freeze would stay, and a whole match of small Dominion left none (docs/results.md).
-    They are never collected at a match's start either: that full collection took
-    seconds in a large process and made STARTs late."""
+    the search long enough to make the move late. Frozen objects are still freed by
+    their reference counts (the caches evict); only garbage *cycles* alive at a freeze
+    would stay, and a whole match of small Dominion left none. Nor is everything
+    collected at a match's start: in a large process that full collection held every
+    thread and made STARTs late (docs/results.md, thirteenth stop)."""
     gc.freeze()
 
 
@@ -150,7 +150,6 @@ class AgentRunner:
         if not await self._wait_idle(max(seconds, 0.0)):
             return PlayerFault("TO", "the agent was still busy with its last move")
         seconds -= asyncio.get_running_loop().time() - began
-
         metagame = within_time_limit(seconds, lambda: self.agent.start(game, role))
         self._busy = in_daemon_thread(metagame)
         try:

@@ -75,8 +75,8 @@ def queries_end_at(deadline: float) -> Iterator[None]:
 
     A search's iterations are not equally long: on the join code one that meets a new
     deal of nature lists thousands of moves, and a search that starts it just before its
-    deadline ends a second late (small Dominion). Stopped inside the query, the
-    iteration is dropped and the search answers from the ones it finished."""
+    deadline ends late (small Dominion). Stopped inside the query, the iteration is
+    dropped and the search answers from the ones it finished."""
     with time_limit(max(deadline - time.perf_counter(), 0.0)):
         yield
 

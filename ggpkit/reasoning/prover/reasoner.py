@@ -1163,9 +1163,9 @@ def _dismantle_later(contexts: _Contexts) -> threading.Thread:
     """Free ``contexts`` a piece at a time in a daemon thread.
 
     Why: a thread's contexts on a big game hold millions of facts, and freeing them at
-    once holds the interpreter's lock for as long as it takes (a second on small
-    Dominion): a search stopped at its deadline then answered a second late, and every
-    other thread of the process (a player's event loop) stood still meanwhile."""
+    once holds the interpreter's lock for as long as it takes: a search stopped at its
+    deadline then answered late, and every other thread of the process (a player's event
+    loop) stood still meanwhile (small Dominion; docs/results.md, thirteenth stop)."""
 
     def dismantle() -> None:
         for db in [*(db for db, _ in contexts.states.values()), contexts.static]:
