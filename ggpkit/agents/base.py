@@ -8,8 +8,11 @@ the game API, so they play native and GDL games alike.
 
 from __future__ import annotations
 
+import contextlib
+import threading
+import time
 from abc import ABC, abstractmethod
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,6 +76,34 @@ class Thoughts:
     """An exact result where the agent has proved one (``black gets 100 in 7 moves``)."""
 
 
+_start_clock = threading.local()
+
+
+@contextlib.contextmanager
+def start_clock(seconds: float) -> Iterator[None]:
+    """:meth:`Agent.start` calls this thread makes inside the block may take ``seconds``.
+
+    Why a context and not an argument of ``start``: ``start(game, role)`` is what every
+    agent implements, and most agents do nothing there that takes long; the few whose
+    metagaming is open-ended (a trial solve) ask :func:`start_seconds_left` and fit it
+    to the clock. Blocks nest: the earliest end holds.
+    """
+    previous: float | None = getattr(_start_clock, "ends", None)
+    ends = time.monotonic() + max(seconds, 0.0)
+    _start_clock.ends = ends if previous is None else min(previous, ends)
+    try:
+        yield
+    finally:
+        _start_clock.ends = previous
+
+
+def start_seconds_left() -> float | None:
+    """Seconds left of the start clock this thread is under (:func:`start_clock`), or
+    None outside one: no clock, so metagaming takes what it takes."""
+    ends: float | None = getattr(_start_clock, "ends", None)
+    return None if ends is None else max(ends - time.monotonic(), 0.0)
+
+
 class Agent(ABC):
     """Chooses moves. Subclasses implement :meth:`select`; the rest is optional."""
 
@@ -92,7 +123,8 @@ class Agent(ABC):
     (:func:`ggpkit.agents.hidden.for_imperfect_information`)."""
 
     def start(self, game: Game[Any], role: str) -> None:  # noqa: B027 - optional hook
-        """A match begins: the agent plays ``role`` in ``game``."""
+        """A match begins: the agent plays ``role`` in ``game``. Under a start clock,
+        :func:`start_seconds_left` says how long this may take."""
 
     @abstractmethod
     def select(self, game: Game[Any], state: Hashable, role: str, limit: Limit) -> Term:

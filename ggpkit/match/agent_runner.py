@@ -17,7 +17,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from ggpkit.agents.base import Agent, Limit
+from ggpkit.agents.base import Agent, Limit, start_clock
 from ggpkit.games.api import Game
 from ggpkit.games.views import RoleView
 from ggpkit.gdl.terms import Term
@@ -150,8 +150,13 @@ class AgentRunner:
         if not await self._wait_idle(max(seconds, 0.0)):
             return PlayerFault("TO", "the agent was still busy with its last move")
         seconds -= asyncio.get_running_loop().time() - began
-        metagame = within_time_limit(seconds, lambda: self.agent.start(game, role))
-        self._busy = in_daemon_thread(metagame)
+        agent = self.agent
+
+        def metagame() -> None:
+            with start_clock(seconds):
+                agent.start(game, role)
+
+        self._busy = in_daemon_thread(within_time_limit(seconds, metagame))
         try:
             await asyncio.wait_for(asyncio.shield(self._busy), max(seconds, 0.0))
         except TimeoutError:

@@ -14,14 +14,20 @@ import time
 import pytest
 from games.gdl2_support import MONTY_HALL
 
-from ggpkit.agents.base import Limit
+from ggpkit.agents.base import Agent, Limit, start_clock
 from ggpkit.agents.hidden import bag as bag_module
 from ggpkit.agents.hidden import common, for_imperfect_information
 from ggpkit.agents.hidden import hyperplay as hyperplay_module
 from ggpkit.agents.hidden import ismcts as ismcts_module
 from ggpkit.agents.hidden.bag import HistoryBag
 from ggpkit.agents.hidden.common import playout_rewards
-from ggpkit.agents.hidden.exact import InfosetExpectimax, InfosetSolverAgent
+from ggpkit.agents.hidden.exact import (
+    SOLVE_SECONDS,
+    TRIAL_SHARE,
+    InfosetExpectimax,
+    InfosetSolverAgent,
+    trial_seconds,
+)
 from ggpkit.agents.hidden.eyes import opponent_states, opponent_views
 from ggpkit.agents.hidden.hyperplay import HyperPlayAgent
 from ggpkit.agents.hidden.ismcts import ISMCTSAgent
@@ -30,10 +36,25 @@ from ggpkit.games.gdl.game import GdlGame, load_kif_text
 from ggpkit.games.information import histories, views_agree, weighted_states
 from ggpkit.games.views import RoleView
 from ggpkit.gdl.kif import parse_term
+from ggpkit.gdl.terms import Term
 from ggpkit.match.arena import play_match, run_arena
 from ggpkit.reasoning.base import QueryTimeLimitError, current_time_limit
 
 ROLE = "contestant"
+
+
+class RecordingStarts(Agent):
+    """A fallback that records the roles it was started for (and plays nothing)."""
+
+    def __init__(self) -> None:
+        self.started: list[str] = []
+
+    def start(self, game: object, role: str) -> None:
+        self.started.append(role)
+
+    def select(self, game: object, state: object, role: str, limit: Limit) -> Term:
+        raise AssertionError("not asked to play here")
+
 
 HALVES = """\
 ; Nature hides 1..4; alice is told whether it is low or high, bob whether odd or even;
@@ -131,6 +152,26 @@ def test_the_exact_solver_switches_whatever_the_host_opens(monty: GdlGame, pick:
         assert str(agent.select(monty, _opened(pick, door), ROLE, Limit())) == "switch"
         values = {str(m): v for m, v in agent.thoughts(ROLE).moves} if agent.thoughts(ROLE) else {}
         assert values == {"switch": 1.0}
+
+
+def test_the_exact_solver_hands_over_a_match_its_start_clock_leaves_no_time_to_solve(
+    monty: GdlGame,
+) -> None:
+    fallback = RecordingStarts()
+    agent = InfosetSolverAgent(seed=0, fallback=fallback)
+    with start_clock(0.0):
+        agent.start(monty, ROLE)
+    assert agent.solver is None and agent.refusal and "time the start allows" in agent.refusal
+    assert fallback.started == [ROLE]
+
+
+def test_the_exact_solvers_trial_takes_a_share_of_the_start_clock() -> None:
+    assert trial_seconds() == SOLVE_SECONDS
+    with start_clock(SOLVE_SECONDS):
+        assert trial_seconds() <= TRIAL_SHARE * SOLVE_SECONDS
+        with start_clock(2 * SOLVE_SECONDS):  # an outer clock's earlier end holds
+            assert trial_seconds() <= TRIAL_SHARE * SOLVE_SECONDS
+    assert trial_seconds() == SOLVE_SECONDS
 
 
 def test_the_exact_solver_refuses_two_seats(halves: GdlGame) -> None:

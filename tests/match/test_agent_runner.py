@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
-from ggpkit.agents.base import Limit
+from ggpkit.agents.base import Limit, start_seconds_left
 from ggpkit.agents.random_agent import RandomAgent
 from ggpkit.games.api import GameError
 from ggpkit.games.gdl.game import load_kif_text
 from ggpkit.gdl.terms import Term
 from ggpkit.match import agent_runner
 from ggpkit.match.agent_runner import AgentRunner
-from match.support import PonderingAgent, RecordingAgent, TinyGame
+from match.support import FirstAgent, PonderingAgent, RecordingAgent, TinyGame
 
 pytestmark = pytest.mark.anyio
 
@@ -118,3 +118,23 @@ async def test_a_timed_move_searches_with_the_heap_out_of_the_collectors_sight()
     (started, at_start), (selected, at_select) = agent.frozen
     assert (started, at_start) == ("start", 0)
     assert selected == "select" and at_select > 1000
+
+
+class StartClockReader(FirstAgent):
+    """Records what its start was told it had left of the start clock."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.left: list[float | None] = []
+
+    def start(self, game: Any, role: str) -> None:
+        self.left.append(start_seconds_left())
+
+
+async def test_metagaming_is_told_how_long_the_start_clock_leaves_it() -> None:
+    agent = StartClockReader()
+    runner = AgentRunner(agent)
+    assert await runner.start(TinyGame(), "white", 3.0) is None
+    left = agent.left[0]
+    assert left is not None and 0.0 < left <= 3.0
+    assert start_seconds_left() is None  # the clock was the agent thread's alone

@@ -25,7 +25,7 @@ import time
 from collections.abc import Hashable
 from typing import Any
 
-from ggpkit.agents.base import Agent, AgentError, Limit, Thoughts
+from ggpkit.agents.base import Agent, AgentError, Limit, Thoughts, start_seconds_left
 from ggpkit.agents.hidden.common import candidate_moves
 from ggpkit.games.api import Game
 from ggpkit.games.information import InformationSetError, weighted_states
@@ -36,6 +36,17 @@ Belief = dict[Hashable, float]
 
 SOLVE_SECONDS = 5.0
 """Most seconds the start's trial solve may take before the game counts as too big."""
+
+TRIAL_SHARE = 0.5
+"""Share of what is left of a start clock the trial solve may take: the rest is the
+fallback's, which starts where the trial fails."""
+
+
+def trial_seconds() -> float:
+    """How long the start's trial solve may take: :data:`SOLVE_SECONDS`, or less under a
+    start clock (:func:`~ggpkit.agents.base.start_seconds_left`) that leaves less."""
+    left = start_seconds_left()
+    return SOLVE_SECONDS if left is None else min(SOLVE_SECONDS, TRIAL_SHARE * left)
 
 
 class TooBigError(AgentError):
@@ -81,6 +92,7 @@ class InfosetExpectimax:
         game, role = self.game, self.role
         groups: dict[frozenset[Term], Belief] = {}
         for state, mass in belief.items():
+            self._check_time()
             if move not in game.legal_moves(state, role):
                 continue
             options = [[move] if r == role else game.legal_moves(state, r) for r in game.roles]
@@ -99,8 +111,11 @@ class InfosetExpectimax:
     def _count(self) -> None:
         if len(self.memo) >= self.nodes:
             raise TooBigError(f"{self.game.name}: more than {self.nodes} information sets")
+        self._check_time()
+
+    def _check_time(self) -> None:
         if self.deadline is not None and time.perf_counter() > self.deadline:
-            raise TooBigError(f"{self.game.name}: no exact solution within {SOLVE_SECONDS:g} s")
+            raise TooBigError(f"{self.game.name}: no exact solution in the time the start allows")
 
 
 class InfosetSolverAgent(Agent):
@@ -122,12 +137,13 @@ class InfosetSolverAgent(Agent):
         self._thoughts: Thoughts | None = None
 
     def start(self, game: Game[Any], role: str) -> None:
-        """Solve the start (within :data:`SOLVE_SECONDS`), or hand the match over."""
+        """Solve the start (within :func:`trial_seconds`), or hand the match over."""
         self.solver, self.refusal, self._thoughts = None, None, None
         if not one_seat_against_nature(game):
             self.refusal = f"{game.name} has {len(game.seats)} seats: not one against nature"
         else:
-            solver = InfosetExpectimax(game, role, self.nodes, time.perf_counter() + SOLVE_SECONDS)
+            deadline = time.perf_counter() + trial_seconds()
+            solver = InfosetExpectimax(game, role, self.nodes, deadline)
             try:
                 solver.value(weighted_states(game, RoleView(role)))
                 solver.deadline = None
