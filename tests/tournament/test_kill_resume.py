@@ -20,7 +20,7 @@ pytest.importorskip("ray")
 
 CONFIG = """\
 games = ["tiny.kif", "breakthrough-holes"]
-matches_per_pairing = 10
+matches_per_pairing = 4
 startclock = 5
 playclock = 1
 seed = 9
@@ -30,7 +30,7 @@ b = "random"
 c = "mcts:playouts=8"
 d = "random"
 """
-SLOTS = 2 * 6 * 10  # games x pairs of 4 players x matches per pairing
+SLOTS = 2 * 6 * 4  # games x pairs of 4 players x matches per pairing
 
 
 def ggpkit(*args: str) -> list[str]:
