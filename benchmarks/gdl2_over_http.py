@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import subprocess
 import sys
@@ -38,7 +37,7 @@ from ggpkit.match.players import HttpPlayer
 from ggpkit.match.protocol import strip_comments
 from ggpkit.match.recorder import NullRecorder
 from ggpkit.match.records import MatchRecord
-from ggpkit.match.referee import Referee, StepEvent
+from ggpkit.match.referee import Referee
 from ggpkit.match.replay import replay
 
 READY_SECONDS = 300.0
@@ -64,22 +63,9 @@ def play(path: Path, ports: list[int], clocks: Clocks, seed: int, most: int) -> 
     game = load_kif_file(path)
     rules = strip_comments(rules_of_file(path))
     players = [HttpPlayer(f"http://127.0.0.1:{port}") for port in ports[: len(game.seats)]]
-
-    running: list[asyncio.Task[Any]] = []
-
-    def at_most(event: StepEvent) -> None:
-        """Cancel the match after ``most`` steps: the referee then aborts it."""
-        if event.step >= most and running:
-            running[0].cancel()
-
-    async def refereed() -> None:
-        running.append(asyncio.ensure_future(referee.run()))
-        with contextlib.suppress(asyncio.CancelledError):
-            await running[0]
-
-    referee = Referee(game, rules, players, clocks, NullRecorder(), at_most, seed=seed)
+    referee = Referee(game, rules, players, clocks, NullRecorder(), seed=seed, max_steps=most)
     began = time.perf_counter()
-    asyncio.run(refereed())
+    asyncio.run(referee.run())
     record = referee.record
     faults = {code: 0 for code in ("TO", "CE", "IL")}
     for errors in record.errors:

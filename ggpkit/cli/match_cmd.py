@@ -122,6 +122,14 @@ def match_command(
         bool, typer.Option("--scramble", help="Send remote players scrambled symbol names.")
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only print the result.")] = False,
+    max_steps: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Abort the match after this many steps: for rules without a step limit, "
+            "where players can stall for ever (default: no limit).",
+        ),
+    ] = None,
 ) -> None:
     """Referee one match under the GGP protocol and print the result."""
     import asyncio
@@ -156,7 +164,9 @@ def match_command(
     logging.getLogger("ggpkit.referee").setLevel(logging.ERROR)
     hidden = game.info.imperfect and any(p.is_human for p in players)
     observer = None if quiet else BoardDisplay(game, console, hidden)
-    referee = Referee(game, rules, players, clocks, recorder, observer, seed=seed)
+    referee = Referee(
+        game, rules, players, clocks, recorder, observer, seed=seed, max_steps=max_steps
+    )
     try:
         record = asyncio.run(referee.run())
     finally:
@@ -168,8 +178,11 @@ def match_command(
     goals = record.goal_values or []
     for i, r in enumerate(game.roles):
         errors = sum(1 for step in record.errors if step[i])
-        table.add_row(r, record.player_names[i], str(goals[i]), str(errors))
+        goal = str(goals[i]) if goals else "-"
+        table.add_row(r, record.player_names[i], goal, str(errors))
     console.print(table)
+    if record.is_aborted:
+        console.print(f"aborted after {plural(record.steps, 'step')} (--max-steps)", markup=False)
     explain = game.info.capabilities.end_reason
     if explain is not None and not record.is_aborted and record.states:
         final = frozenset(parse_terms(split_facts_text(record.states[-1])))

@@ -9,7 +9,8 @@ lost to a connection failure (``CE``) is replaced by a random legal move and the
 error recorded for that role and step. A failed START is recorded too, as the
 role's error of the first step (ggp.org records have no other place for it). At a
 terminal state STOP goes to all and the goals are recorded; the players are
-closed whatever happened. Progress goes to a :class:`MatchRecorder` step by step
+closed whatever happened; a match still going after ``max_steps`` is aborted (ABORT
+to all). Progress goes to a :class:`MatchRecorder` step by step
 and to an optional observer (the CLI's board display). Whatever a player does,
 the referee finishes the match.
 """
@@ -63,6 +64,7 @@ class Referee:
         match_id: str | None = None,
         seed: int | None = None,
         source: str = "referee",
+        max_steps: int | None = None,
     ) -> None:
         if len(players) not in (len(game.roles), len(game.seats)):
             raise GameError(
@@ -76,6 +78,10 @@ class Referee:
         self.recorder: MatchRecorder = recorder or NullRecorder()
         self.observer = observer
         self.rng = random.Random(seed)
+        self.max_steps = max_steps
+        """Steps after which the match is aborted (None: none). GDL asks every game to
+        end, but some public rules have no step limit and players can stall in them for
+        ever (a loser that passes); the GGP protocol has no limit of its own."""
         self.record = MatchRecord(
             match_id=match_id or new_match_id(game.name),
             game_name=game.name,
@@ -105,6 +111,11 @@ class Referee:
         try:
             start_errors = await self._start_all()
             while not driver.finished:
+                if self.max_steps is not None and record.steps >= self.max_steps:
+                    log.warning("match %s aborted after %d steps", record.match_id, record.steps)
+                    driver.abort()
+                    await self._abort_all()
+                    return record
                 joint, errors = await driver.ask(self.players, self.clocks.play, record.match_id)
                 if record.steps == 0:
                     errors = with_start_errors(errors, start_errors)

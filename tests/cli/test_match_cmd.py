@@ -256,3 +256,15 @@ def test_a_fragment_is_sent_with_the_game_it_extends(tmp_path: Path) -> None:
     sent = rules_text(str(fragment))
     assert "(role white)" in sent and sent.rstrip().endswith("(true (control white)))")
     assert rules_text(str(tmp_path / "tiny.kif")).count("(role white)") == 1
+
+
+def test_a_match_stopped_by_max_steps_is_stored_aborted(tiny_kif: Path, tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    args = ["match", str(tiny_kif), "--role", "white=random", "--role", "black=random", "-q"]
+    result = runner.invoke(app, [*args, "--playclock", "1", "--max-steps", "1", "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    assert "aborted after 1 step" in result.stdout
+    with MatchStore(db) as store:
+        (summary,) = store.matches()
+        record = store.load(summary.match_id)
+    assert record.is_aborted and record.steps == 1

@@ -232,3 +232,20 @@ def test_tic_tac_toe_from_the_shared_games_over_http() -> None:
         record = asyncio.run(Referee(game, rules, players, Clocks(20, 3), seed=1).run())
     assert record.is_completed and sum(record.goal_values or []) == 100
     assert all(e == ["", ""] for e in record.errors)
+
+
+def test_a_match_past_its_step_limit_is_aborted_and_the_players_told() -> None:
+    game = TinyGame()
+    aborted: list[str] = []
+
+    class Told(LocalPlayer):
+        async def abort(self, match_id: str) -> None:
+            aborted.append(match_id)
+
+    players: list[Player] = [Told(FirstAgent()), Told(FirstAgent())]
+    record = asyncio.run(Referee(game, TINY_GDL, players, Clocks(1, 1), max_steps=2).run())
+    assert record.is_aborted and not record.is_completed
+    assert record.steps == 2 and not record.goal_values
+    assert aborted == [record.match_id] * 2
+    unlimited = asyncio.run(Referee(game, TINY_GDL, players, Clocks(1, 1)).run())
+    assert unlimited.is_completed and unlimited.steps > 2
