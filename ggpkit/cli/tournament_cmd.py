@@ -59,6 +59,7 @@ _SETTINGS: tuple[tuple[str, type, str], ...] = (
     ("seed", int, "Seed of the schedule and players."),
     ("champion", str, "The gauntlet's champion."),
     ("rounds", int, "Rounds of a Swiss tournament."),
+    ("max_steps", int, "Abort a match after this many steps (default: no limit)."),
 )
 """The config's scalar keys that ``run`` also takes as options (``--matches-per-pairing``):
 one table, so that the options, their help and the keys they override cannot drift."""

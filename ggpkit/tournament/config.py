@@ -33,6 +33,7 @@ KNOWN_KEYS = frozenset(
         "seed",
         "champion",
         "rounds",
+        "max_steps",
         "players",
     }
 )
@@ -70,6 +71,8 @@ class TournamentConfig:
     seed: int = 0
     champion: str | None = None
     rounds: int | None = None
+    max_steps: int | None = None
+    """Steps after which a match is aborted, kept and scored for nobody (None: no limit)."""
     name: str = ""
     base_dir: str = field(default=".", compare=False)
     """Folder relative game paths are read from (the config file's)."""
@@ -95,6 +98,7 @@ class TournamentConfig:
             "seed": self.seed,
             "champion": self.champion,
             "rounds": self.rounds,
+            "max_steps": self.max_steps,
             "base_dir": self.base_dir,
             "origin": self.origin,
         }
@@ -193,6 +197,7 @@ def config_from_dict(
         seed=_whole(doc, where, "seed", 0, minimum=0),
         champion=_optional_text(doc, where, "champion"),
         rounds=_whole(doc, where, "rounds", None),
+        max_steps=_whole(doc, where, "max_steps", None),
         name=_optional_text(doc, where, "name") or "",
         base_dir=base_dir,
         origin=origin,

@@ -61,6 +61,8 @@ class MatchTask:
     startclock: int
     playclock: int
     seed: int
+    max_steps: int | None = None
+    """Steps after which the match is aborted (None: no limit)."""
 
     @property
     def cpus(self) -> int:
@@ -95,6 +97,7 @@ def _play(task: MatchTask) -> MatchRecord:
             match_id=task.match_id,
             seed=task.seed,
             source="tournament",
+            max_steps=task.max_steps,
         )
         record = asyncio.run(referee.run())
     # Tables, cross-table and replays name players as the tournament does (not by the

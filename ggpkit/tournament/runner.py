@@ -208,6 +208,7 @@ def _task(tournament_id: str, config: TournamentConfig, game: GameRef, slot: Slo
         startclock=config.startclock,
         playclock=config.playclock,
         seed=slot.seed,
+        max_steps=config.max_steps,
     )
 
 

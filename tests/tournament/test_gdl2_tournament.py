@@ -97,3 +97,24 @@ def test_nature_is_no_player_name(config_path: Path) -> None:
     config_path.write_text(CONFIG.replace('c = "random"', 'nature = "random"'), encoding="utf-8")
     with pytest.raises(ConfigError, match="names the chance role's seat"):
         load_config(config_path)
+
+
+def test_matches_past_max_steps_are_kept_aborted_and_scored_for_nobody(tmp_path: Path) -> None:
+    from match.support import TINY_GDL
+
+    (tmp_path / "tiny.kif").write_text(TINY_GDL, encoding="utf-8")
+    path = tmp_path / "t.toml"
+    lines = CONFIG.replace('["MontyHall.kif", "HiddenCard.kif"]', '["tiny.kif"]').splitlines()
+    path.write_text("\n".join([*lines[:5], "max_steps = 1", *lines[5:]]), encoding="utf-8")
+    config = load_config(path)
+    assert config.max_steps == 1
+    tstore = TournamentStore(MatchStore(tmp_path / "m.sqlite3"))
+    tid = create_tournament(tstore, config, resolve_games(config))
+    state = run_tournament(tstore, tid, InProcess())
+    assert not state.failed
+    slots = tstore.slots(tid)
+    assert slots and all(s.match_id is not None and s.goals is None for s in slots)
+    with MatchStore(tmp_path / "m.sqlite3") as store:
+        records = [store.load(s.match_id) for s in slots if s.match_id is not None]
+    assert all(r.is_aborted and r.steps == 1 for r in records)
+    assert all(row.matches == 0 for row in standings(slots, ["a", "b", "c"]))
