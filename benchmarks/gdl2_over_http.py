@@ -65,8 +65,7 @@ def play(path: Path, ports: list[int], clocks: Clocks, seed: int, most: int) -> 
     players = [HttpPlayer(f"http://127.0.0.1:{port}") for port in ports[: len(game.seats)]]
     referee = Referee(game, rules, players, clocks, NullRecorder(), seed=seed, max_steps=most)
     began = time.perf_counter()
-    asyncio.run(referee.run())
-    record = referee.record
+    record = asyncio.run(referee.run())
     faults = {code: 0 for code in ("TO", "CE", "IL")}
     for errors in record.errors:
         for error in errors:
