@@ -1,9 +1,11 @@
 """Random playouts per CPU-second: ggpkit's native engines against plain C bitboard engines.
 
-The C engines in ``benchmarks/c_engines/`` play the seed games from rules.md with
-uint64 bitboards, a move list and xorshift64; they are compiled here with
-``gcc -O2 -march=native`` into a temporary directory (they are a benchmark, not a
-dependency: without gcc a line says so and nothing is measured).
+The C engines in ``benchmarks/c_engines/`` play the seed games from rules.md as a C
+programmer writes a playout engine for speed: uint64 bitboards, moves counted by
+popcount and never listed, the chosen move's bit found by BMI2 ``pdep``, each side's
+turn written out, xorshift64; they are compiled here with ``gcc -O2 -march=native``
+into a temporary directory (they are a benchmark, not a dependency: without gcc a
+line says so and nothing is measured).
 
 First each C engine is checked to play the same game as the native one: over
 ``--check`` playouts from the start, the mean playout length and mean goals of the

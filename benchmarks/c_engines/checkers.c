@@ -1,4 +1,4 @@
-/* Pawn checkers (8x8, no kings, one jump per turn), plain C bitboard engine.
+/* Pawn checkers (8x8, no kings, one jump per turn), C bitboard engine.
  *
  * Bit (y - 1) * 8 + (x - 1) is square (x, y). Black moves up (y + 1), red down.
  * A turn is one diagonal step forward onto an empty square, or one jump over an
@@ -6,6 +6,11 @@
  * are compulsory. The game ends when a side has no pawns, the side to move has
  * no move, or after 99 moves (the step counter reaches 100). Each side's goal
  * comes from its own captures by GOAL[].
+ *
+ * A turn never lists its moves: the two destination boards (towards x + 1 and
+ * x - 1; jumps when there is one, else steps) are counted by popcount, one index is
+ * drawn over their sum and its bit found by nth_bit; each side's turn is written
+ * out on its own.
  */
 #include <stdint.h>
 
@@ -32,74 +37,67 @@ static void init(void)
         }
 }
 
-/* Pawns of b moved one square diagonally forward: side 0 (black) up, 1 (red) down;
- * d 0 towards x + 1, d 1 towards x - 1. Pawns that would leave the board vanish. */
-static inline uint64_t forward(uint64_t b, int side, int d)
+/* A diagonal step forward of every pawn of b: towards x + 1 (right) or x - 1. */
+static inline uint64_t ahead(uint64_t b, int up, int right)
 {
-    if (d == 0)
-        return side == 0 ? (b & NOT_FILE8) << 9 : (b & NOT_FILE8) >> 7;
-    return side == 0 ? (b & NOT_FILE1) << 7 : (b & NOT_FILE1) >> 9;
+    if (up)
+        return right ? (b & NOT_FILE8) << 9 : (b & NOT_FILE1) << 7;
+    return right ? (b & NOT_FILE8) >> 7 : (b & NOT_FILE1) >> 9;
 }
 
-/* Square index a diagonal step forward changes by, per side and direction. */
-static const int DELTA[2][2] = {{9, 7}, {-7, -9}};
-
-typedef struct {
-    int8_t from, to;
-} move_t;
-
-/* The legal moves of side; sets *jumping when they are jumps (compulsory). */
-static int generate(uint64_t own, uint64_t opp, int side, move_t *out, int *jumping)
+/* The square a diagonal step came from (the inverse of ahead, no mask needed). */
+static inline uint64_t behind(uint64_t b, int up, int right)
 {
-    uint64_t empty = ~(own | opp);
-    int n = 0;
-    for (int d = 0; d < 2; d++) {
-        uint64_t to = forward(forward(own, side, d) & opp, side, d) & empty;
-        while (to) {
-            int sq = __builtin_ctzll(to);
-            out[n].from = (int8_t)(sq - 2 * DELTA[side][d]);
-            out[n].to = (int8_t)sq;
-            n++;
-            to &= to - 1;
-        }
+    if (up)
+        return right ? b >> 9 : b >> 7;
+    return right ? b << 7 : b << 9;
+}
+
+/* One random move of the side whose pawns are own; returns 0 when it has none,
+ * else 1, counting a capture in *captures. */
+static inline int move(rng_t *rng, uint64_t *own, uint64_t *opp, int up, int *captures)
+{
+    uint64_t empty = ~(*own | *opp);
+    uint64_t r = ahead(ahead(*own, up, 1) & *opp, up, 1) & empty;
+    uint64_t l = ahead(ahead(*own, up, 0) & *opp, up, 0) & empty;
+    int jumping = (r | l) != 0;
+    if (!jumping) {
+        r = ahead(*own, up, 1) & empty;
+        l = ahead(*own, up, 0) & empty;
     }
-    *jumping = n > 0;
-    if (n)
-        return n;
-    for (int d = 0; d < 2; d++) {
-        uint64_t to = forward(own, side, d) & empty;
-        while (to) {
-            int sq = __builtin_ctzll(to);
-            out[n].from = (int8_t)(sq - DELTA[side][d]);
-            out[n].to = (int8_t)sq;
-            n++;
-            to &= to - 1;
-        }
+    int nr = popcount(r);
+    int n = nr + popcount(l);
+    if (n == 0)
+        return 0;
+    int k = random_below(rng, n);
+    int right = k < nr;
+    uint64_t to = right ? nth_bit(r, k) : nth_bit(l, k - nr);
+    uint64_t back = behind(to, up, right);
+    if (jumping) {
+        *opp ^= back;
+        *own ^= behind(back, up, right) | to;
+        (*captures)++;
+    } else {
+        *own ^= back | to;
     }
-    return n;
+    return 1;
 }
 
 static void play(rng_t *rng, uint64_t *moves, int *goals)
 {
-    uint64_t pawns[2] = {start_black, start_red};
+    uint64_t black = start_black, red = start_red;
     int captures[2] = {0, 0};
-    int side = 0;
-    move_t list[48];
     /* The step counter starts at 1, so at most STEP_LIMIT - 1 moves are played. */
-    for (int step = 1; step < STEP_LIMIT && pawns[0] && pawns[1]; step++) {
-        int jumping;
-        int n = generate(pawns[side], pawns[side ^ 1], side, list, &jumping);
-        if (n == 0)
+    int step = 1;
+    for (;;) {
+        if (step >= STEP_LIMIT || !black || !red || !move(rng, &black, &red, 1, &captures[0]))
             break;
-        move_t m = list[random_below(rng, n)];
-        pawns[side] ^= (1ULL << m.from) | (1ULL << m.to);
-        if (jumping) {
-            pawns[side ^ 1] ^= 1ULL << ((m.from + m.to) / 2);
-            captures[side]++;
-        }
-        side ^= 1;
-        (*moves)++;
+        step++;
+        if (step >= STEP_LIMIT || !black || !red || !move(rng, &red, &black, 0, &captures[1]))
+            break;
+        step++;
     }
+    *moves += (uint64_t)(step - 1);
     goals[0] = GOAL[captures[0]];
     goals[1] = GOAL[captures[1]];
 }

@@ -1,4 +1,8 @@
-/* Shared by the plain C baseline engines: a xorshift64 generator and the report.
+/* Shared by the C baseline engines: a xorshift64 generator, bit selection and the report.
+
+The engines are written for speed, as a C programmer would write a playout engine:
+uint64 bitboards, moves counted by popcount and never listed, the chosen move's bit
+found by BMI2 pdep where the CPU has it, the two sides' turns unrolled.
  *
  * Each engine defines NROLES, init() and play(rng, &moves, goals), one random
  * playout from the start; main() runs N playouts and prints one line of totals and the
@@ -15,6 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#ifdef __BMI2__
+#include <immintrin.h>
+#endif
 
 typedef struct {
     uint64_t s;
@@ -35,6 +42,23 @@ static inline uint64_t next_random(rng_t *r)
 static inline int random_below(rng_t *r, int n)
 {
     return (int)(((next_random(r) >> 32) * (uint64_t)n) >> 32);
+}
+
+/* The k-th lowest set bit of b (k counts from 0; b has more than k bits set). */
+static inline uint64_t nth_bit(uint64_t b, int k)
+{
+#ifdef __BMI2__
+    return _pdep_u64(1ULL << k, b);
+#else
+    while (k--)
+        b &= b - 1;
+    return b & -b;
+#endif
+}
+
+static inline int popcount(uint64_t b)
+{
+    return __builtin_popcountll(b);
 }
 
 /* Set up the engine's tables (called once, before the clock starts). */

@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -333,18 +332,6 @@ def test_compiled_generator_equals_plain(
         )
     game = CAPTURE if capture else BASE
     assert perft(game, state, 2) == perft(game, state, 2, compiled=False)
-
-
-@settings(max_examples=200, deadline=None)
-@given(board=st.integers(1, (1 << 36) - 1), data=st.data())
-def test_nth_bit_selectors_agree(board: int, data: st.DataObject) -> None:
-    bits = [1 << i for i in range(36) if board >> i & 1]
-    r = data.draw(st.integers(0, len(bits) - 1))
-    selectors = [kernels.nth_bit, kernels.nth_bit_loop]
-    if kernels._fast_pdep():  # the one-instruction path exists only on x86 with BMI2
-        selectors.append(kernels.nth_bit_pdep)
-    for select in selectors:
-        assert int(select(np.uint64(board), r)) == bits[r]
 
 
 @VARIANTS

@@ -24,14 +24,10 @@ interpreter between moves.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
-from llvmlite import binding as llvm  # type: ignore[import-untyped]
-from llvmlite import ir
-from numba import njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic
+from numba import njit
+
+from ggpkit.games.native.bits import nth_bit, popcount
 
 U = np.uint64
 
@@ -48,6 +44,8 @@ S5 = U(5)
 S6 = U(6)
 S7 = U(7)
 S12 = U(12)
+S13 = U(13)
+S17 = U(17)
 S25 = U(25)
 S27 = U(27)
 S32 = U(32)
@@ -57,72 +55,6 @@ SM_MUL1 = U(0xBF58476D1CE4E5B9)
 SM_MUL2 = U(0x94D049BB133111EB)
 S30 = U(30)
 S31 = U(31)
-
-
-def _ctpop_typer(typingctx: Any, x: Any) -> Any:
-    """Population count through LLVM's ``ctpop`` (one instruction on the host CPU)."""
-    sig = types.uint64(types.uint64)
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        fn = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
-        return builder.call(fn, args)
-
-    return sig, codegen
-
-
-_ctpop: Any = intrinsic(_ctpop_typer)
-
-
-def _pdep_typer(typingctx: Any, x: Any, mask: Any) -> Any:
-    """x86 BMI2 ``pdep``: deposit the low bits of x at the set bits of mask."""
-    sig = types.uint64(types.uint64, types.uint64)
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        i64 = ir.IntType(64)
-        fnty = ir.FunctionType(i64, [i64, i64])
-        fn = cgutils.get_or_insert_function(  # type: ignore[no-untyped-call]
-            builder.module, fnty, "llvm.x86.bmi.pdep.64"
-        )
-        return builder.call(fn, args)
-
-    return sig, codegen
-
-
-_pdep: Any = intrinsic(_pdep_typer)
-
-
-def _fast_pdep() -> bool:
-    """True on x86 CPUs with BMI2 where pdep is one fast instruction (not AMD before Zen 3)."""
-    try:
-        name = str(llvm.get_host_cpu_name())
-        has_bmi2 = bool(llvm.get_host_cpu_features().get("bmi2", False))
-    except Exception:  # no host information: take the portable path
-        return False
-    return has_bmi2 and name not in ("znver1", "znver2") and not name.startswith("bdver")
-
-
-@njit(cache=True, nogil=True)
-def popcount(b: np.uint64) -> int:
-    """Number of set bits."""
-    return int(np.int64(_ctpop(U(b))))
-
-
-@njit(cache=True, nogil=True)
-def nth_bit_loop(b: np.uint64, r: int) -> np.uint64:
-    """The ``r``-th lowest set bit of ``b`` (r counts from 0), clearing the lower ones first."""
-    for _ in range(r):
-        b &= b - ONE
-    return b & (~b + ONE)
-
-
-@njit(cache=True, nogil=True)
-def nth_bit_pdep(b: np.uint64, r: int) -> np.uint64:
-    """:func:`nth_bit_loop` in one ``pdep`` instruction (x86 BMI2 only)."""
-    return U(_pdep(ONE << U(r), b))
-
-
-nth_bit = nth_bit_pdep if _fast_pdep() else nth_bit_loop
-"""The selector the playout kernel uses, chosen once for the host CPU (numba's cache is per CPU)."""
 
 
 @njit(cache=True, nogil=True)
@@ -248,55 +180,110 @@ def _splitmix(x: np.uint64) -> np.uint64:
     return z ^ (z >> S31)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _random_turn(
+    own: np.uint64, opp: np.uint64, up: bool, capture: bool, rng: np.uint64
+) -> tuple[bool, np.uint64, np.uint64, np.uint64]:
+    """One uniformly random move of the side whose pieces are ``own``, moving ``up`` (white)
+    or down: (moved, own, opp, rng); ``moved`` is False when that side has no move.
+
+    The generator is xorshift64, an index drawn from its high 32 bits by multiply-shift;
+    the index is an int64, so every comparison stays in integers (numba's ``int`` of a
+    uint64 is a uint64, and comparing that with an int64 goes through floats).
+    """
+    empty = FULL & ~(own | opp | HOLES)
+    diag = (empty | opp) if capture else empty
+    if up:
+        fwd = (own << S6) & empty
+        left = ((own & NOT_COL1) << S5) & diag
+        right = ((own & NOT_COL6) << S7) & diag
+    else:
+        fwd = (own >> S6) & empty
+        left = ((own & NOT_COL1) >> S7) & diag
+        right = ((own & NOT_COL6) >> S5) & diag
+    c0 = popcount(fwd)
+    c1 = popcount(left)
+    n = c0 + c1 + popcount(right)
+    if n == 0:
+        return False, own, opp, rng
+    rng ^= rng << S13
+    rng ^= rng >> S7
+    rng ^= rng << S17
+    r = int(np.int64(((rng >> S32) * U(n)) >> S32))
+    if r < c0:
+        board, shift = fwd, S6
+    elif r < c0 + c1:
+        board, shift, r = left, (S5 if up else S7), r - c0
+    else:
+        board, shift, r = right, (S7 if up else S5), r - c0 - c1
+    dst = nth_bit(board, r)
+    own ^= ((dst >> shift) if up else (dst << shift)) | dst
+    if capture:
+        opp &= ~dst
+    return True, own, opp, rng
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _playout_turns(
+    white: np.uint64, black: np.uint64, control: int, capture: bool, rng: np.uint64
+) -> tuple[bool, int, np.uint64]:
+    """Random turns from a position that is not over, to the end: (white won, joint moves,
+    rng). Written out per side and inlined with ``capture`` a constant, so the compiled
+    loop has no test of whose turn it is or of the variant."""
+    steps = 0
+    if control == 1:
+        moved, black, white, rng = _random_turn(black, white, False, capture, rng)
+        if not moved:
+            return True, steps, rng
+        steps += 1
+        if black & ROW1:
+            return False, steps, rng
+    while True:
+        moved, white, black, rng = _random_turn(white, black, True, capture, rng)
+        if not moved:
+            return False, steps, rng
+        steps += 1
+        if white & ROW6:
+            return True, steps, rng
+        moved, black, white, rng = _random_turn(black, white, False, capture, rng)
+        if not moved:
+            return True, steps, rng
+        steps += 1
+        if black & ROW1:
+            return False, steps, rng
+
+
+@njit(cache=True, nogil=True)
+def _playout_plain(
+    white: np.uint64, black: np.uint64, control: int, rng: np.uint64
+) -> tuple[bool, int, np.uint64]:
+    return _playout_turns(white, black, control, False, rng)
+
+
+@njit(cache=True, nogil=True)
+def _playout_capture(
+    white: np.uint64, black: np.uint64, control: int, rng: np.uint64
+) -> tuple[bool, int, np.uint64]:
+    return _playout_turns(white, black, control, True, rng)
+
+
 @njit(cache=True, nogil=True)
 def _random_playout(
     white: np.uint64, black: np.uint64, control: int, capture: bool, rng: np.uint64
 ) -> tuple[int, int, int, np.uint64]:
     """One uniformly random playout: (white goal, black goal, joint moves, new rng state).
 
-    The random generator is xorshift64* kept in a register; a move index is drawn
-    by multiply-shift (bias below 2**-32).
+    A position with a piece on its goal row is over (:func:`wins` then says who won);
+    one whose side to move is blocked ends in the first turn of the loop.
     """
-    steps = 0
-    white_win, black_win = wins(white, black, control, capture)
-    if white_win or black_win:
+    if (white & ROW6) != U(0) or (black & ROW1) != U(0):
+        white_win, black_win = wins(white, black, control, capture)
         return 100 * int(white_win), 100 * int(black_win), 0, rng
-    fwd, left, right = destinations(white, black, control, capture)
-    c0 = popcount(fwd)
-    c1 = popcount(left)
-    n = c0 + c1 + popcount(right)
-    while True:
-        rng ^= rng >> S12
-        rng ^= rng << S25
-        rng ^= rng >> S27
-        r = int(((rng * XS_MUL) >> S32) * U(n) >> S32)
-        if r < c0:
-            b = fwd
-            kind = 0
-        elif r < c0 + c1:
-            b = left
-            kind = 1
-            r -= c0
-        else:
-            b = right
-            kind = 2
-            r -= c0 + c1
-        dst = nth_bit(b, r)
-        src = source_of(dst, kind, control)
-        white, black, control = apply_move(white, black, control, src, dst)
-        steps += 1
-        if control == 1 and (white & ROW6) != 0:
-            break
-        if control == 0 and (black & ROW1) != 0:
-            break
-        fwd, left, right = destinations(white, black, control, capture)
-        c0 = popcount(fwd)
-        c1 = popcount(left)
-        n = c0 + c1 + popcount(right)
-        if n == 0:
-            break
-    white_win, black_win = wins(white, black, control, capture)
-    return 100 * int(white_win), 100 * int(black_win), steps, rng
+    if capture:
+        white_won, steps, rng = _playout_capture(white, black, control, rng)
+    else:
+        white_won, steps, rng = _playout_plain(white, black, control, rng)
+    return 100 * int(white_won), 100 * int(not white_won), steps, rng
 
 
 @njit(cache=True, nogil=True)

@@ -20,6 +20,7 @@ import numpy as np
 from numba import njit
 
 from ggpkit.games.breakthrough import kernels as k
+from ggpkit.games.native.bits import nth_bit, popcount
 
 U = np.uint64
 ROW2 = U(0b111111 << 6)
@@ -46,7 +47,7 @@ def _draw(rng: np.uint64, n: int) -> tuple[int, np.uint64]:
     rng ^= rng >> k.S12
     rng ^= rng << k.S25
     rng ^= rng >> k.S27
-    return int(((rng * k.XS_MUL) >> k.S32) * U(n) >> k.S32), rng
+    return int(np.int64(((rng * k.XS_MUL) >> k.S32) * U(n) >> k.S32)), rng
 
 
 @njit(cache=True, nogil=True)
@@ -54,13 +55,13 @@ def _choose(
     fwd: np.uint64, left: np.uint64, right: np.uint64, rng: np.uint64
 ) -> tuple[np.uint64, int, np.uint64]:
     """A uniformly random destination among the three boards: (bit, kind, rng)."""
-    c0, c1 = k.popcount(fwd), k.popcount(left)
-    r, rng = _draw(rng, c0 + c1 + k.popcount(right))
+    c0, c1 = popcount(fwd), popcount(left)
+    r, rng = _draw(rng, c0 + c1 + popcount(right))
     if r < c0:
-        return k.nth_bit(fwd, r), 0, rng
+        return nth_bit(fwd, r), 0, rng
     if r < c0 + c1:
-        return k.nth_bit(left, r - c0), 1, rng
-    return k.nth_bit(right, r - c0 - c1), 2, rng
+        return nth_bit(left, r - c0), 1, rng
+    return nth_bit(right, r - c0 - c1), 2, rng
 
 
 @njit(cache=True, nogil=True)

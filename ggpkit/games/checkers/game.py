@@ -414,7 +414,7 @@ class PawnCheckers(FromTwin, Game[CheckersState]):
     ) -> tuple[dict[str, int], int]:
         """One uniformly random playout in compiled code, seeded from ``rng``."""
         _, _, bc, rc, _, _, moves, _ = kernels.playout(
-            *self._kernel_args(state), np.uint64(rng.getrandbits(64))
+            *self._kernel_args(state), kernels.seed_state(np.uint64(rng.getrandbits(64)))
         )
         return {"black": GOALS[bc], "red": GOALS[rc]}, int(moves)
 

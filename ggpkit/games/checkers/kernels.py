@@ -23,14 +23,17 @@ Every kernel works on ``np.uint64`` bitboards, because numba turns mixed
 A random playout picks a joint move uniformly: the role without control has the
 single move ``noop``, so that is a uniform pick among the mover's legal moves
 (jumps when there is one, compulsory, else steps). It never leaves compiled code.
-Random numbers come from splitmix64 so that a seed gives the same playouts on
-every machine.
+Random numbers come from xorshift64, its state set from a seed by the splitmix64
+finaliser, so that a seed gives the same playouts on every machine; each side's
+turn is inlined with its mover and the board variant as constants.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from ggpkit.games.native.bits import nth_bit, popcount
 
 # Move kinds in the arrays the kernels return.
 KIND_MOVE = 0
@@ -48,15 +51,9 @@ _FIFTY_SEVEN = np.uint64(57)  # 64 - 7
 _NOT_FILE1 = np.uint64(0xFEFEFEFEFEFEFEFE)  # every square except x = 1
 _NOT_FILE8 = np.uint64(0x7F7F7F7F7F7F7F7F)  # every square except x = 8
 
-_M1 = np.uint64(0x5555555555555555)
-_M2 = np.uint64(0x3333333333333333)
-_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
-_H01 = np.uint64(0x0101010101010101)
-_S1 = np.uint64(1)
-_S2 = np.uint64(2)
-_S4 = np.uint64(4)
+_S13 = np.uint64(13)
+_S17 = np.uint64(17)
 _S32 = np.uint64(32)
-_S56 = np.uint64(56)
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -64,15 +61,6 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 _S27 = np.uint64(27)
 _S30 = np.uint64(30)
 _S31 = np.uint64(31)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def popcount(bb: np.uint64) -> int:
-    """Number of set bits (SWAR; LLVM turns it into one instruction where it can)."""
-    x = bb - ((bb >> _S1) & _M1)
-    x = (x & _M2) + ((x >> _S2) & _M2)
-    x = (x + (x >> _S4)) & _M4
-    return int((x * _H01) >> _S56)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -205,26 +193,103 @@ def next_state(
     return opp, own, black_captures, red_captures, step + 1, 0
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _splitmix(state: np.uint64) -> tuple[np.uint64, np.uint64]:
-    state = state + _GOLDEN
-    z = state
+@njit(cache=True, nogil=True)
+def seed_state(seed: np.uint64) -> np.uint64:
+    """A non-zero generator state from any seed (the splitmix64 finaliser), so that
+    neighbouring seeds give unrelated playouts."""
+    z = seed + _GOLDEN
     z = (z ^ (z >> _S30)) * _MIX1
     z = (z ^ (z >> _S27)) * _MIX2
-    return state, z ^ (z >> _S31)
+    return (z ^ (z >> _S31)) | _ONE
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _below(rand: np.uint64, n: int) -> int:
-    """A number in [0, n) from 32 random bits (multiply-shift; bias below 2**-26)."""
-    return int(((rand >> _S32) * np.uint64(n)) >> _S32)
+def _draw(rng: np.uint64, n: int) -> tuple[np.uint64, int]:
+    """The next xorshift64 state and a number in [0, n) from its high 32 bits
+    (multiply-shift; bias below 2**-26), as an int64."""
+    rng ^= rng << _S13
+    rng ^= rng >> _SEVEN
+    rng ^= rng << _S17
+    return rng, int(np.int64(((rng >> _S32) * np.uint64(n)) >> _S32))
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _nth_bit(bb: np.uint64, k: int) -> np.uint64:
-    for _ in range(k):
-        bb &= bb - _ONE
-    return bb & (~bb + _ONE)
+def _random_turn(
+    own: np.uint64, opp: np.uint64, mover: int, wrap: bool, rng: np.uint64
+) -> tuple[bool, np.uint64, np.uint64, int, np.uint64]:
+    """One uniformly random move of ``mover``, whose pawns are ``own``: (moved, own, opp,
+    pawns captured, rng); ``moved`` is False when the mover is blocked.
+
+    Jumps when there is one (compulsory), else steps; the two directions' target boards
+    are counted and one index drawn over their sum, an int64 so that the comparisons
+    stay in integers.
+    """
+    t0 = jump_targets(own, opp, mover, 0, wrap)
+    t1 = jump_targets(own, opp, mover, 1, wrap)
+    jumping = (t0 | t1) != _ZERO
+    if not jumping:
+        t0 = step_targets(own, opp, mover, 0, wrap)
+        t1 = step_targets(own, opp, mover, 1, wrap)
+    n0 = popcount(t0)
+    n = n0 + popcount(t1)
+    if n == 0:
+        return False, own, opp, 0, rng
+    rng, k = _draw(rng, n)
+    if k < n0:
+        d = 0
+        to = nth_bit(t0, k)
+    else:
+        d = 1
+        to = nth_bit(t1, k - n0)
+    back = retreat(to, mover, d, wrap)
+    if jumping:
+        return True, own ^ (retreat(back, mover, d, wrap) | to), opp ^ back, 1, rng
+    return True, own ^ (back | to), opp, 0, rng
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _playout_turns(
+    black: np.uint64,
+    red: np.uint64,
+    black_captures: int,
+    red_captures: int,
+    step: int,
+    control: int,
+    wrap: bool,
+    rng: np.uint64,
+) -> tuple[np.uint64, np.uint64, int, int, int, int, int, np.uint64]:
+    """:func:`playout`'s loop, inlined with ``wrap`` a constant; each side's turn written
+    out with its mover a constant."""
+    moves = 0
+    while black != _ZERO and red != _ZERO and step < STEP_LIMIT:
+        if control == 0:
+            moved, black, red, captured, rng = _random_turn(black, red, 0, wrap, rng)
+            if not moved:
+                break  # the role with control is blocked
+            black_captures += captured
+        else:
+            moved, red, black, captured, rng = _random_turn(red, black, 1, wrap, rng)
+            if not moved:
+                break
+            red_captures += captured
+        control ^= 1
+        step += 1
+        moves += 1
+    return black, red, black_captures, red_captures, step, control, moves, rng
+
+
+@njit(cache=True, nogil=True)
+def _playout_flat(
+    black: np.uint64, red: np.uint64, bc: int, rc: int, step: int, control: int, rng: np.uint64
+) -> tuple[np.uint64, np.uint64, int, int, int, int, int, np.uint64]:
+    return _playout_turns(black, red, bc, rc, step, control, False, rng)
+
+
+@njit(cache=True, nogil=True)
+def _playout_barrel(
+    black: np.uint64, red: np.uint64, bc: int, rc: int, step: int, control: int, rng: np.uint64
+) -> tuple[np.uint64, np.uint64, int, int, int, int, int, np.uint64]:
+    return _playout_turns(black, red, bc, rc, step, control, True, rng)
 
 
 @njit(cache=True, nogil=True)
@@ -238,51 +303,14 @@ def playout(
     wrap: bool,
     rng: np.uint64,
 ) -> tuple[np.uint64, np.uint64, int, int, int, int, int, np.uint64]:
-    """One uniformly random playout to the end.
+    """One uniformly random playout to the end, from an xorshift64 state ``rng`` (not 0).
 
     Returns the terminal state (black, red, black captures, red captures, step,
     control), the number of joint moves played and the new rng state.
     """
-    moves = 0
-    while black != _ZERO and red != _ZERO and step < STEP_LIMIT:
-        own = black if control == 0 else red
-        opp = red if control == 0 else black
-        t0 = jump_targets(own, opp, control, 0, wrap)
-        t1 = jump_targets(own, opp, control, 1, wrap)
-        jumping = (t0 | t1) != _ZERO
-        if not jumping:
-            t0 = step_targets(own, opp, control, 0, wrap)
-            t1 = step_targets(own, opp, control, 1, wrap)
-        n0 = popcount(t0)
-        n = n0 + popcount(t1)
-        if n == 0:
-            break  # the role with control is blocked
-        rng, rand = _splitmix(rng)
-        k = _below(rand, n)
-        if k < n0:
-            d = 0
-            to = _nth_bit(t0, k)
-        else:
-            d = 1
-            to = _nth_bit(t1, k - n0)
-        back = retreat(to, control, d, wrap)
-        if jumping:
-            opp ^= back
-            own ^= retreat(back, control, d, wrap) | to
-            if control == 0:
-                black_captures += 1
-            else:
-                red_captures += 1
-        else:
-            own ^= back | to
-        if control == 0:
-            black, red = own, opp
-        else:
-            black, red = opp, own
-        control ^= 1
-        step += 1
-        moves += 1
-    return black, red, black_captures, red_captures, step, control, moves, rng
+    if wrap:
+        return _playout_barrel(black, red, black_captures, red_captures, step, control, rng)
+    return _playout_flat(black, red, black_captures, red_captures, step, control, rng)
 
 
 @njit(cache=True, nogil=True)
@@ -298,7 +326,7 @@ def playouts(
     seed: np.uint64,
 ) -> tuple[int, int, int]:
     """``count`` random playouts: (total joint moves, sum of black goals, sum of red goals)."""
-    rng = seed
+    rng = seed_state(seed)
     total_moves = 0
     black_sum = 0
     red_sum = 0

@@ -32,6 +32,7 @@ from numba import njit
 
 from ggpkit.games.checkers import kernels
 from ggpkit.games.checkers.game import CheckersState
+from ggpkit.games.native.bits import popcount
 
 STEP_LIMIT = kernels.STEP_LIMIT
 GOALS = kernels.GOAL_TABLE
@@ -165,7 +166,7 @@ def evaluate(
         return score
     other = 1 - mover
     # Pawns the opponent threatens: the mover can parry one, rarely two.
-    hanging = kernels.popcount(own & _attacked(own, opp, other, wrap))
+    hanging = popcount(own & _attacked(own, opp, other, wrap))
     if hanging == 1:
         score -= 1500
     elif hanging >= 2:
@@ -176,10 +177,8 @@ def evaluate(
     my_danger = _attacked(own, opp, other, wrap)
     their_danger = _attacked(opp, own, mover, wrap)
     for d in range(2):
-        my_safe += kernels.popcount(kernels.step_targets(own, opp, mover, d, wrap) & ~my_danger)
-        their_safe += kernels.popcount(
-            kernels.step_targets(opp, own, other, d, wrap) & ~their_danger
-        )
+        my_safe += popcount(kernels.step_targets(own, opp, mover, d, wrap) & ~my_danger)
+        their_safe += popcount(kernels.step_targets(opp, own, other, d, wrap) & ~their_danger)
     score += 250 * (min(my_safe, 8) - min(their_safe, 8))
     # Out of safe moves: the mover has to give a pawn away (the tempo fight of no-king checkers).
     if my_safe == 0:

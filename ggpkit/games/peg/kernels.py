@@ -30,9 +30,9 @@ from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 import numpy as np
-from numba import njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic
+from numba import njit
+
+from ggpkit.games.native import bits
 
 ROWS = "abcdefg"
 COLUMNS = tuple(f"c{i}" for i in range(1, 8))
@@ -96,30 +96,14 @@ def _kernel(fn: F) -> F:
     return cast(F, njit(cache=True, nogil=True)(fn))
 
 
-def _popcount_intrinsic(typingctx: Any, x: Any) -> Any:
-    """LLVM ``ctpop``: the number of set bits, one machine instruction."""
-    if not isinstance(x, types.Integer):
-        return None
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        return builder.ctpop(args[0])
-
-    return x(x), codegen
+popcount = bits.popcount
+ctz = bits.lowest_bit_index
 
 
-def _ctz_intrinsic(typingctx: Any, x: Any) -> Any:
-    """LLVM ``cttz``: the index of the lowest set bit (the argument is never 0 here)."""
-    if not isinstance(x, types.Integer):
-        return None
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        return builder.cttz(args[0], cgutils.false_bit)
-
-    return x(x), codegen
-
-
-popcount = cast(Callable[[int], int], intrinsic(_popcount_intrinsic))
-ctz = cast(Callable[[int], int], intrinsic(_ctz_intrinsic))
+@njit(cache=True, nogil=True, inline="always")
+def _nth_bit(mask: int, k: int) -> int:
+    """The ``k``-th lowest set bit of an int64 mask (the bits kept as an int64)."""
+    return int(np.int64(bits.nth_bit(np.uint64(mask), k)))
 
 
 @_kernel
@@ -196,26 +180,19 @@ def _playout(board: int, rng: np.uint64) -> tuple[int, int, np.uint64]:
         rng ^= rng << np.uint64(13)
         rng ^= rng >> np.uint64(7)
         rng ^= rng << np.uint64(17)
-        k = (np.int64(rng >> np.uint64(33)) * n) >> 31
+        k = int((np.int64(rng >> np.uint64(33)) * n) >> 31)
         if k < n0:
-            m = m0
-            s = 1
+            src = _nth_bit(m0, k)
+            board ^= src | (src << 1) | (src << 2)
         elif k < n0 + n1:
-            m = m1
-            k -= n0
-            s = -1
+            src = _nth_bit(m1, k - n0)
+            board ^= src | (src >> 1) | (src >> 2)
         elif k < n0 + n1 + n2:
-            m = m2
-            k -= n0 + n1
-            s = 7
+            src = _nth_bit(m2, k - n0 - n1)
+            board ^= src | (src << 7) | (src << 14)
         else:
-            m = m3
-            k -= n0 + n1 + n2
-            s = -7
-        for _ in range(k):
-            m &= m - 1
-        src = ctz(m)
-        board ^= (1 << src) | (1 << (src + s)) | (1 << (src + 2 * s))
+            src = _nth_bit(m3, k - n0 - n1 - n2)
+            board ^= src | (src >> 7) | (src >> 14)
         steps += 1
 
 
