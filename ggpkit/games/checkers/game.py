@@ -413,9 +413,8 @@ class PawnCheckers(FromTwin, Game[CheckersState]):
         self, state: CheckersState, rng: random.Random
     ) -> tuple[dict[str, int], int]:
         """One uniformly random playout in compiled code, seeded from ``rng``."""
-        _, _, bc, rc, _, _, moves, _ = kernels.playout(
-            *self._kernel_args(state), kernels.seed_state(np.uint64(rng.getrandbits(64)))
-        )
+        start = np.uint64(kernels.seed_state(np.uint64(rng.getrandbits(64))))
+        _, _, bc, rc, _, _, moves, _ = kernels.playout(*self._kernel_args(state), start)
         return {"black": GOALS[bc], "red": GOALS[rc]}, int(moves)
 
     def playout_stats(self, state: CheckersState, count: int, seed: int) -> PlayoutStats:
