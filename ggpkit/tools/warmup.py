@@ -8,13 +8,14 @@ person to move does not pay for it.
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from ggpkit.games.api import Game
-from ggpkit.search.contract import TreeSearch
+from ggpkit.search.contract import CannotSearchError, TreeSearch
 from ggpkit.search.options import SearchLimit, SearchOptions
 
 
@@ -54,16 +55,22 @@ def warm_up_kernels(progress: Callable[[str], None] = lambda name: None) -> list
     for name in games():
         for engine in ("native", "gdl"):
             progress(f"{name} ({engine})")
-            game = load(name, engine=engine)
-            warm_up(game)
-            caps = game.info.capabilities
-            if caps.compiled_playouts:
-                for count in (1, 64):  # the scalar kernel and the 64-lane one
-                    game.playout_stats(game.initial_state(), count, 0)
-            if caps.tree_search is not None:
-                _warm_trees(game, caps.tree_search)
+            warm_up_game(load(name, engine=engine))
             done.append(f"{name} ({engine})")
     return done
+
+
+def warm_up_game(game: Game[Any]) -> None:
+    """Compile (or load) the kernels a match of ``game`` may call: every per-state call, both
+    playout kernels and the compiled MCTS tree, so that no clock pays for them."""
+    warm_up(game)
+    caps = game.info.capabilities
+    if caps.compiled_playouts:
+        for count in (1, 64):  # the scalar kernel and the 64-lane one
+            game.playout_stats(game.initial_state(), count, 0)
+    if caps.tree_search is not None:
+        with contextlib.suppress(CannotSearchError):  # a game the tree declines (GDL-II's)
+            _warm_trees(game, caps.tree_search)
 
 
 def _warm_trees(game: Game[Any], make: Callable[[int | None], TreeSearch]) -> None:

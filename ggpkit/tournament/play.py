@@ -24,8 +24,10 @@ import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from ggpkit.errors import GgpkitError
+from ggpkit.games.api import Game
 from ggpkit.match.arena import derive_seed
 from ggpkit.match.clock import Clocks
 from ggpkit.match.players import HttpPlayer, RefereedPlayer, player_from_spec
@@ -33,6 +35,7 @@ from ggpkit.match.records import MatchRecord
 from ggpkit.match.referee import Referee
 from ggpkit.match.remote import PlayerFault
 from ggpkit.processes import die_with_parent
+from ggpkit.tools.warmup import warm_up_game
 from ggpkit.tournament.config import PlayerEntry
 from ggpkit.tournament.games import GameRef, load_ref
 
@@ -84,6 +87,7 @@ def play_task(task: MatchTask) -> MatchRecord:
 
 def _play(task: MatchTask) -> MatchRecord:
     game = load_ref(task.game)
+    _warm(task.game, game)
     with ExitStack() as stack:
         players = [
             stack.enter_context(_player(entry, derive_seed(task.seed, j)))
@@ -104,6 +108,22 @@ def _play(task: MatchTask) -> MatchRecord:
     # name a remote player gives itself, nor by its agent spec).
     record.player_names = list(task.game.with_nature([entry.name for entry in task.players]))
     return record
+
+
+_WARMED: set[GameRef] = set()
+"""The games this worker process has warmed up."""
+
+
+def _warm(ref: GameRef, game: Game[Any]) -> None:
+    """Warm the game's compiled kernels before its first match in this process.
+
+    Why: numba compiles a kernel on its first call, seconds to a minute of CPU on a
+    fresh install, and a match's clocks must not pay for it: a player compiling its
+    tree would lose its first matches on time to any player that does not.
+    """
+    if ref not in _WARMED:
+        warm_up_game(game)
+        _WARMED.add(ref)
 
 
 @contextmanager
