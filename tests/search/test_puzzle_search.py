@@ -318,10 +318,14 @@ def test_latches_together_value_states_soundly() -> None:
     assert goal_latches(net) is None and goal_latches(net, alone=False) is not None
     search = search_of(game)
     start = game.initial_state()
-    search.solve(game.reasoner.bits(start), 1.0)
-    solver = search._solver
-    assert solver is not None and solver._sizes[4] > 0  # some states settled by latches
-    valued = np.flatnonzero(solver._used & (solver._values >= 0))
+    for _ in range(10):  # a second at a time: on a cold cache the first compiles the solver
+        search.solve(game.reasoner.bits(start), 1.0)
+        solver = search._solver
+        assert solver is not None
+        valued = np.flatnonzero(solver._used & (solver._values >= 0))
+        if solver._sizes[4] > 0 and len(valued) >= 1000:
+            break
+    assert solver._sizes[4] > 0  # some states settled by latches
     rng = random.Random(5)
     checked = 0
     for slot in rng.sample(list(valued), min(1000, len(valued))):  # fewer on a busy machine
