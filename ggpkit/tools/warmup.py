@@ -62,9 +62,15 @@ def warm_up_kernels(progress: Callable[[str], None] = lambda name: None) -> list
 
 def warm_up_game(game: Game[Any]) -> None:
     """Compile (or load) the kernels a match of ``game`` may call: every per-state call, both
-    playout kernels and the compiled MCTS tree, so that no clock pays for them."""
-    warm_up(game)
+    playout kernels and the compiled MCTS tree, so that no clock pays for them.
+
+    A game with neither compiled playouts nor a compiled tree (rules on the join code) has
+    nothing to compile, and a random line through its rules may take minutes: it is left.
+    """
     caps = game.info.capabilities
+    if not caps.compiled_playouts and caps.tree_search is None:
+        return
+    warm_up(game)
     if caps.compiled_playouts:
         for count in (1, 64):  # the scalar kernel and the 64-lane one
             game.playout_stats(game.initial_state(), count, 0)
