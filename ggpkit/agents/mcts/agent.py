@@ -30,7 +30,7 @@ import gc
 import math
 import random
 import time
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -54,6 +54,10 @@ from ggpkit.search.contract import CannotSearchError, TreeReport
 
 WALK_SEED = 0xB0F5
 """Seed of the random matches that look for a one-role game's step counter."""
+ENDING_COUNTER_SHARE = 0.25
+"""The share of the move left that the search for the end of a settled one-role game
+(see :meth:`MCTSAgent._keep_line_to_end`) spends looking for step counters, at its
+first move: the rest walks."""
 WALK_LEAST = 0.1
 """The least share of a one-role move the Python tree keeps beside the breadth-first
 search: its proofs and statistics choose the move while the search has no line."""
@@ -121,6 +125,8 @@ class MCTSAgent(Agent):
         """A one-role game's declared hint, which then chooses the moves."""
         self._walk: BreadthFirstLine | None = None
         """A one-role game's breadth-first search, where the tree is Python's."""
+        self._ending_walk: BreadthFirstLine | None = None
+        """A one-role game's search for the end, once the compiled tree settles its root."""
         self.last_iterations = 0
         """Iterations (passes down the tree) of the last :meth:`select`."""
         self.last_playouts = 0
@@ -202,6 +208,7 @@ class MCTSAgent(Agent):
     def _forget(self) -> None:
         self._hint = None
         self._walk = None
+        self._ending_walk = None
         self.compiled_tree = None
         self.report = None
         self._game = None
@@ -338,6 +345,26 @@ class MCTSAgent(Agent):
         replies = workers.collect(time.monotonic() + COLLECT_SECONDS)
         return merged_choice(self.root_visits(role), [reply.visits for reply in replies], choice)
 
+    def _keep_line_to_end(self, game: Game[Any], state: Hashable, deadline: float) -> None:
+        """Keep the shortest line from ``state`` to an end of the game, found by
+        breadth-first search until ``deadline``, unless a kept line already passes it.
+
+        Why: the compiled tree values a state whose latched facts settle the goal as if
+        the game ended there (every line on scores the same), and so does its root once
+        the root is settled: its best line then stops short of the end, and a goal that
+        holds in every state (factoringGeorgeForman's 100) settles every state. The match
+        still has to end: without a line to it the agent played moves that never did.
+        """
+        if self.best.line_from(state)[0] >= 0:
+            return
+        if self._ending_walk is None:  # its random matches take a share of this move
+            share = max(0.0, deadline - time.perf_counter()) * ENDING_COUNTER_SHARE
+            self._ending_walk = BreadthFirstLine(game, random.Random(WALK_SEED), share)
+        value, moves = self._ending_walk.search(state, deadline)
+        if value >= 0:
+            self.best.clear()
+            self.best.keep(game, state, value, moves)
+
     def _select_compiled(
         self,
         tree: CompiledTree,
@@ -356,7 +383,10 @@ class MCTSAgent(Agent):
         legal = game.legal_moves(state, role)
         workers = self._workers
         if len(game.roles) == 1 and len(legal) > 1:  # the best line, even where the tree
-            self.best.keep(game, state, report.best_value, report.best_line)  # had no time
+            if report.proven is not None and not _line_ends(game, state, report.best_line):
+                self._keep_line_to_end(game, state, deadline)  # settled, not ended
+            else:
+                self.best.keep(game, state, report.best_value, report.best_line)  # had no time
             if workers is not None:  # a worker's line may be better
                 for reply in workers.collect(time.monotonic() + COLLECT_SECONDS):
                     self.best.keep(game, state, reply.line_value, reply.line)
@@ -384,6 +414,13 @@ class MCTSAgent(Agent):
         own = self.root_visits(role)  # the moves this search has not proven worse
         others = [{m: n for m, n in r.visits.items() if m in own} for r in replies]
         return merged_choice(own, others, choice)
+
+
+def _line_ends(game: Game[Any], state: Hashable, moves: Sequence[Term]) -> bool:
+    """Whether one-role ``moves`` played from ``state`` end the game."""
+    for move in moves:
+        state = game._next(state, [move])
+    return game.is_terminal(state)
 
 
 def _sooner(limit: Limit, seconds: float) -> Limit:

@@ -60,9 +60,11 @@ class _Table:
 class BreadthFirstLine:
     """The search over one game for role 0 (one match; one thread)."""
 
-    def __init__(self, game: Game[Any], rng: random.Random) -> None:
+    def __init__(
+        self, game: Game[Any], rng: random.Random, counter_seconds: float = CPU_SECONDS
+    ) -> None:
         self.game = game
-        self._counters = step_counters(game, rng)
+        self._counters = step_counters(game, rng, counter_seconds)
         self._table: _Table | None = None
         self._full = False
 
@@ -115,8 +117,11 @@ class BreadthFirstLine:
         return frozenset(f for f in self.game.facts(state) if functor(f) not in self._counters)
 
 
-def step_counters(game: Game[Any], rng: random.Random) -> frozenset[str]:
-    """The functors random matches show to be step counters (see the module docstring)."""
+def step_counters(
+    game: Game[Any], rng: random.Random, seconds: float = CPU_SECONDS
+) -> frozenset[str]:
+    """The functors random matches show to be step counters (see the module docstring),
+    within ``seconds`` of CPU time."""
     role = game.roles[0]
     seen: dict[str, set[Term]] = {}
     broken: set[str] = set()
@@ -124,7 +129,7 @@ def step_counters(game: Game[Any], rng: random.Random) -> frozenset[str]:
     start = game.initial_state()
     if not game.is_terminal(start):  # the first step loads the rules' code: not timed
         game.facts(game._next(start, [game.legal_moves(start, role)[0]]))
-    states, cpu_limit = 0, time.process_time() + CPU_SECONDS
+    states, cpu_limit = 0, time.process_time() + seconds
     for _ in range(COUNTER_MATCHES):
         state = game.initial_state()
         seen.clear()
