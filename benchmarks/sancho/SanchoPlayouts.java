@@ -1,7 +1,7 @@
 // Random playouts on Sancho 1.61c's propnet (the 2014 champion player's state machine),
 // the way gdl-perf's harness drives it: per step, the legal move set, one random move per
 // role, the next state; at the end, each role's goal. A benchmark only: it is compiled at
-// run time by benchmarks/perftest_vs_ggp_base.py against a Sancho build given with
+// run time by benchmarks/perftest_vs_references.py against a Sancho build given with
 // --sancho (a directory of its compiled classes and jars); nothing of Sancho is shipped.
 //
 // Usage: SanchoPlayouts <game.kif> <seconds> [--warmup S]

@@ -52,11 +52,11 @@ def test_a_settled_one_role_game_is_played_to_its_end_by_a_shortest_line(seed: i
     role = game.roles[0]
     agent = MCTSAgent(Limit(time=0.2), seed=seed)
     agent.start(game, role)
-    state, moves = game.initial_state(), 0
-    while not game.is_terminal(state) and moves < MOST_MOVES:
+    state, visited = game.initial_state(), [0]
+    while not game.is_terminal(state) and len(visited) <= MOST_MOVES:
         move = agent.select(game, state, role, Limit(time=0.2))
         state = game.next_state(state, {role: move})
-        moves += 1
+        visited.append(int(str(move).split()[-1].strip("n)")))
     agent.stop()
-    assert game.is_terminal(state), f"no end after {moves} moves"
-    assert moves == graph_distance(edges, nodes - 1)
+    assert game.is_terminal(state), f"no end after {len(visited) - 1} moves"
+    assert len(visited) - 1 == graph_distance(edges, nodes - 1), visited

@@ -347,22 +347,25 @@ class MCTSAgent(Agent):
 
     def _keep_line_to_end(self, game: Game[Any], state: Hashable, deadline: float) -> None:
         """Keep the shortest line from ``state`` to an end of the game, found by
-        breadth-first search until ``deadline``, unless a kept line already passes it.
+        breadth-first search until ``deadline``, unless a kept line passes ``state`` and
+        ends the game; with none found, keep no line (the tree's choice is played).
 
         Why: the compiled tree values a state whose latched facts settle the goal as if
-        the game ended there (every line on scores the same), and so does its root once
-        the root is settled: its best line then stops short of the end, and a goal that
-        holds in every state (factoringGeorgeForman's 100) settles every state. The match
-        still has to end: without a line to it the agent played moves that never did.
+        the game ended there (every line on scores the same), so its line may stop short
+        of the end; where the root itself is settled (a goal that holds in every state,
+        as factoringGeorgeForman's 100, settles every state), any move keeps the value,
+        and a line of such moves may come back to where it began. The match still has to
+        end: the agent played moves that never ended it.
         """
-        if self.best.line_from(state)[0] >= 0:
+        value, moves = self.best.line_from(state)
+        if value >= 0 and _line_ends(game, state, moves):
             return
+        self.best.clear()
         if self._ending_walk is None:  # its random matches take a share of this move
             share = max(0.0, deadline - time.perf_counter()) * ENDING_COUNTER_SHARE
             self._ending_walk = BreadthFirstLine(game, random.Random(WALK_SEED), share)
         value, moves = self._ending_walk.search(state, deadline)
         if value >= 0:
-            self.best.clear()
             self.best.keep(game, state, value, moves)
 
     def _select_compiled(
@@ -383,10 +386,9 @@ class MCTSAgent(Agent):
         legal = game.legal_moves(state, role)
         workers = self._workers
         if len(game.roles) == 1 and len(legal) > 1:  # the best line, even where the tree
+            self.best.keep(game, state, report.best_value, report.best_line)  # had no time
             if report.proven is not None and not _line_ends(game, state, report.best_line):
                 self._keep_line_to_end(game, state, deadline)  # settled, not ended
-            else:
-                self.best.keep(game, state, report.best_value, report.best_line)  # had no time
             if workers is not None:  # a worker's line may be better
                 for reply in workers.collect(time.monotonic() + COLLECT_SECONDS):
                     self.best.keep(game, state, reply.line_value, reply.line)
