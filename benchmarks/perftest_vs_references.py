@@ -7,12 +7,11 @@ state, by the wall clock, on one thread:
 - ``ggpkit perftest --timeout T`` (64 rollouts at a time on the propnet; the join
   code where the rules do not ground),
 - ``ggpkit perftest --scalar`` (one rollout at a time, the way a tree search uses it),
-- with ``--ggp-base PATH`` (a local build of ggp-base): its ``Playouts GAME propnet``
-  driver, run as ``PATH/run.sh Playouts GAME propnet SECONDS``, printing
-  ``playouts_per_sec=R`` and ``initialize=MS ms``,
+- with ``--ggp-base-classpath CLASSPATH`` (a local build of ggp-base): its prover state
+  machine, driven as gdl-perf's harness drives it
+  (``benchmarks/ggp_base/GgpBasePlayouts.java``, compiled here with javac),
 - with ``--sancho CLASSPATH`` (a local build of Sancho 1.61c, the 2014 champion player):
-  Sancho's propnet driven as gdl-perf's harness drives it
-  (``benchmarks/sancho/SanchoPlayouts.java``, compiled here with javac),
+  Sancho's propnet, likewise (``benchmarks/sancho/SanchoPlayouts.java``),
 - with ``--rbg DIR`` (a local build of Regular Boardgames' compiled reasoners): for the
   games that have an RBG twin (:data:`RBG_TWINS`), the executable ``DIR/<rbg game>``,
   built from rbg2cpp's reasoner for that game and rbg2cpp's own flat Monte Carlo
@@ -29,7 +28,7 @@ further apart than :data:`SAME_LENGTH` are flagged. The tables give medians over
 repeats and ggpkit's median over the reference's. A side that fails (a set-up past
 ``--setup-timeout``, a goal the rules do not define, ...) shows its error instead.
 
-    .venv/bin/python benchmarks/perftest_vs_references.py --rbg /tmp/rbg/bin --repeat 3
+    .venv/bin/python benchmarks/perftest_vs_references.py --rbg DIR --sancho CLASSPATH
 """
 
 from __future__ import annotations
@@ -46,6 +45,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,7 +77,13 @@ OURS = ("batch", "scalar")
 REFERENCES = ("ggp-base", "sancho", "rbg")
 SAME_LENGTH = 0.10
 """Relative difference of mean rollout lengths beyond which a pair is flagged."""
-HARNESS = Path(__file__).resolve().parent / "sancho" / "SanchoPlayouts.java"
+HERE = Path(__file__).resolve().parent
+HARNESSES = {
+    "ggp-base": (HERE / "ggp_base" / "GgpBasePlayouts.java", "ggp-base-prover"),
+    "sancho": (HERE / "sancho" / "SanchoPlayouts.java", "sancho-propnet"),
+}
+"""Each Java reference's harness (ours, compiled against the reference's classpath) and
+the engine it measures."""
 JAVA_OPTS = "-Xmx8g -XX:+UseSerialGC"
 
 
@@ -127,34 +133,22 @@ def ggpkit_side(game: Path, seconds: float, scalar: bool, setup_timeout: float) 
     return Run([rate], [wall - ms / 1000.0], [length], kv["version"].rsplit("-", 1)[0])
 
 
-def java_side(command: list[str], engine: str, limit: float, **kw: object) -> Run:
-    """A Java driver printing ``playouts_per_sec=R`` and ``initialize=MS ms``."""
-    try:
-        done = _process(command, limit, **kw)
+def harness_side(harness: Harness, game: Path, seconds: float, setup_timeout: float) -> Run:
+    """A compiled Java harness on ``game``: rollouts/s and set-up seconds (it prints
+    ``playouts_per_sec=R`` and ``initialize=MS ms``)."""
+    command = ["java", *JAVA_OPTS.split(), "-cp", harness.classpath, harness.main, str(game)]
+    command.append(str(seconds))
+    limit = setup_timeout + seconds + 30
+    try:  # Sancho's logger writes logs/ into its working directory
+        done = _process(command, limit, cwd=tempfile.gettempdir())
     except subprocess.TimeoutExpired:
-        return Run(error=f"no result within {limit:.0f} s", engine=engine)
+        return Run(error=f"no result within {limit:.0f} s", engine=harness.engine)
     rate = re.search(r"playouts_per_sec=([0-9.]+)", done.stdout)
     setup = re.search(r"initialize=([0-9.]+) ms", done.stdout + done.stderr)
     if done.returncode != 0 or rate is None:
-        return Run(error=_last_line(done.stderr or done.stdout), engine=engine)
+        return Run(error=_last_line(done.stderr or done.stdout), engine=harness.engine)
     setups = [float(setup.group(1)) / 1000.0] if setup else []
-    return Run([float(rate.group(1))], setups, engine=engine)
-
-
-def ggp_base_side(game: Path, seconds: float, setup_timeout: float, build: Path) -> Run:
-    """ggp-base's ``Playouts`` driver on its propnet: rollouts/s and set-up seconds."""
-    command = [str(build / "run.sh"), "Playouts", str(game), "propnet", str(seconds)]
-    env = {**os.environ, "JAVA_OPTS": JAVA_OPTS}
-    return java_side(command, "ggp-base-propnet", setup_timeout + seconds + 30, env=env)
-
-
-def sancho_side(game: Path, seconds: float, setup_timeout: float, classpath: str) -> Run:
-    """Sancho's propnet through the compiled harness: rollouts/s and set-up seconds."""
-    command = ["java", *JAVA_OPTS.split(), "-cp", classpath, "SanchoPlayouts", str(game)]
-    command.append(str(seconds))
-    limit = setup_timeout + seconds + 30
-    # Sancho's logger writes logs/ into its working directory.
-    return java_side(command, "sancho-propnet", limit, cwd=tempfile.gettempdir())
+    return Run([float(rate.group(1))], setups, engine=harness.engine)
 
 
 def rbg_side(executable: Path, seconds: float) -> Run:
@@ -171,12 +165,21 @@ def rbg_side(executable: Path, seconds: float) -> Run:
     return Run([float(rate.group(1))], lengths=[float(depth.group(1))], engine="rbg")
 
 
-def compile_harness(sancho: str, into: Path) -> str:
-    """Compile the Sancho harness against ``sancho``'s classpath: the classpath to run it."""
-    done = _process(["javac", "-nowarn", "-cp", sancho, "-d", str(into), str(HARNESS)], 600)
+@dataclass(frozen=True)
+class Harness:
+    """A Java harness compiled against a reference's classpath."""
+
+    main: str
+    engine: str
+    classpath: str
+
+
+def compile_harness(source: Path, engine: str, classpath: str, into: Path) -> Harness:
+    """Compile ``source`` against ``classpath`` into ``into``: the harness to run."""
+    done = _process(["javac", "-nowarn", "-cp", classpath, "-d", str(into), str(source)], 600)
     if done.returncode != 0:
-        raise SystemExit(f"the Sancho harness does not compile: {_last_line(done.stderr)}")
-    return f"{into}{os.pathsep}{sancho}"
+        raise SystemExit(f"{source.name} does not compile: {_last_line(done.stderr)}")
+    return Harness(source.stem, engine, f"{into}{os.pathsep}{classpath}")
 
 
 def _last_line(text: str) -> str:
@@ -187,17 +190,18 @@ def _last_line(text: str) -> str:
 Side = Callable[[], Run]
 
 
-def sides_for(name: str, args: argparse.Namespace, sancho: str | None) -> dict[str, Side]:
-    """The sides that measure corpus game ``name`` under the command's options."""
+def sides_for(
+    name: str, args: argparse.Namespace, harnesses: dict[str, Harness]
+) -> dict[str, Side]:
+    """The sides that measure corpus game ``name`` under the command's options (with the
+    Java references' ``harnesses`` compiled)."""
     game, s, t = GAMES / f"{name}.kif", args.seconds, args.setup_timeout
     sides: dict[str, Side] = {
         "batch": lambda: ggpkit_side(game, s, False, t),
         "scalar": lambda: ggpkit_side(game, s, True, t),
     }
-    if args.ggp_base:
-        sides["ggp-base"] = lambda: ggp_base_side(game, s, t, Path(args.ggp_base))
-    if sancho:
-        sides["sancho"] = lambda: sancho_side(game, s, t, sancho)
+    for ref, harness in harnesses.items():
+        sides[ref] = partial(harness_side, harness, game, s, t)
     if args.rbg and name in RBG_TWINS:
         executable = Path(args.rbg) / RBG_TWINS[name]
         sides["rbg"] = (
@@ -291,11 +295,10 @@ def main() -> None:
     parser.add_argument("--setup-timeout", type=float, default=300.0)
     parser.add_argument("--json", action="store_true", help="print the rows as JSON too")
     parser.add_argument(
-        "--ggp-base",
-        metavar="PATH",
-        default=os.environ.get("GGPKIT_GGP_BASE"),
-        help="a local ggp-base build whose run.sh runs its Playouts driver "
-        "(default: $GGPKIT_GGP_BASE; none: not measured)",
+        "--ggp-base-classpath",
+        metavar="CLASSPATH",
+        help="also time ggp-base's prover: the Java classpath of a ggp-base build (its "
+        "compiled classes and the jars of its lib/, absolute paths)",
     )
     parser.add_argument(
         "--sancho",
@@ -310,13 +313,18 @@ def main() -> None:
         f"game (its twins: {', '.join(f'{k}={v}' for k, v in RBG_TWINS.items())})",
     )
     args = parser.parse_args()
-    if (args.ggp_base or args.sancho) and shutil.which("java") is None:
-        raise SystemExit("--ggp-base and --sancho need java")
+    classpaths = {"ggp-base": args.ggp_base_classpath, "sancho": args.sancho}
+    classpaths = {ref: cp for ref, cp in classpaths.items() if cp}
+    if classpaths and shutil.which("javac") is None:
+        raise SystemExit("--ggp-base-classpath and --sancho need java and javac")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        sancho = compile_harness(args.sancho, Path(tmp)) if args.sancho else None
+        harnesses = {
+            ref: compile_harness(*HARNESSES[ref], cp, Path(tmp) / ref)
+            for ref, cp in classpaths.items()
+        }
         for name in args.games.split(","):
-            rows.append(row(name, measure(sides_for(name, args, sancho), args.repeat)))
+            rows.append(row(name, measure(sides_for(name, args, harnesses), args.repeat)))
             print(f"done {name}", file=sys.stderr, flush=True)
     print_table(rows)
     if args.json:

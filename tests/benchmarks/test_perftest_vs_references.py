@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-GGP_BASE = Path(os.environ.get("GGPKIT_GGP_BASE", ROOT.parent / "shared" / "ggp-base"))
 GAMES = ROOT.parent / "shared" / "ggp-games"
 BENCHMARK = ROOT / "benchmarks" / "perftest_vs_references.py"
 
@@ -72,15 +71,21 @@ def test_a_twin_of_the_same_length_is_the_same_game_and_a_reference_left_out_is_
     assert "| game | ggp-base r/s" not in out and "| game | rbg r/s" in out
 
 
-@pytest.mark.skipif(
-    shutil.which("java") is None or not (GGP_BASE / "run.sh").is_file() or not GAMES.is_dir(),
-    reason="needs java, a ggp-base build ($GGPKIT_GGP_BASE) and ../shared/ggp-games",
+@pytest.mark.parametrize(
+    ("ref", "option", "variable"),
+    [
+        ("ggp-base", "--ggp-base-classpath", "GGPKIT_GGP_BASE_CLASSPATH"),
+        ("sancho", "--sancho", "GGPKIT_SANCHO_CLASSPATH"),
+    ],
 )
-def test_the_ggp_base_side_is_measured_and_compared() -> None:
-    out, (row,) = _run("--games", "ticTacToe", "--ggp-base", str(GGP_BASE))
-    assert "| ticTacToe | ggpkit-propnet-batch |" in out
-    assert not any(row[f"{side}_error"] for side in ("batch", "scalar", "ggp-base")), row
-    for side in ("batch", "scalar", "ggp-base"):
+def test_a_java_reference_is_measured_and_compared(ref: str, option: str, variable: str) -> None:
+    classpath = os.environ.get(variable)
+    if shutil.which("javac") is None or not classpath or not GAMES.is_dir():
+        pytest.skip(f"needs javac, a local build's classpath in ${variable} and the games")
+    out, (row,) = _run("--games", "ticTacToe", option, classpath)
+    assert "| ticTacToe | ggpkit-propnet-batch |" in out and f"| game | {ref} r/s" in out
+    assert not any(row[f"{side}_error"] for side in ("batch", "scalar", ref)), row
+    for side in ("batch", "scalar", ref):
         assert row[side] > 0 and row[f"{side}_setup"] >= 0  # type: ignore[operator]
-    assert row["batch_per_ggp-base"] == pytest.approx(row["batch"] / row["ggp-base"])  # type: ignore[operator]
-    assert row["scalar_per_ggp-base"] == pytest.approx(row["scalar"] / row["ggp-base"])  # type: ignore[operator]
+    assert row[f"batch_per_{ref}"] == pytest.approx(row["batch"] / row[ref])  # type: ignore[operator]
+    assert row[f"scalar_per_{ref}"] == pytest.approx(row["scalar"] / row[ref])  # type: ignore[operator]
