@@ -9,9 +9,9 @@ state, by the wall clock, on one thread:
 - ``ggpkit perftest --scalar`` (one rollout at a time, the way a tree search uses it),
 - with ``--ggp-base-classpath CLASSPATH`` (a local build of ggp-base): its prover state
   machine, driven as gdl-perf's harness drives it
-  (``benchmarks/ggp_base/GgpBasePlayouts.java``, compiled here with javac),
+  (``benchmarks/java/GgpBasePlayouts.java``, compiled here with javac),
 - with ``--sancho CLASSPATH`` (a local build of Sancho 1.61c, the 2014 champion player):
-  Sancho's propnet, likewise (``benchmarks/sancho/SanchoPlayouts.java``),
+  Sancho's propnet, likewise (``benchmarks/java/SanchoPlayouts.java``),
 - with ``--rbg DIR`` (a local build of Regular Boardgames' compiled reasoners): for the
   games that have an RBG twin (:data:`RBG_TWINS`), the executable ``DIR/<rbg game>``,
   built from rbg2cpp's reasoner for that game and rbg2cpp's own flat Monte Carlo
@@ -77,10 +77,10 @@ OURS = ("batch", "scalar")
 REFERENCES = ("ggp-base", "sancho", "rbg")
 SAME_LENGTH = 0.10
 """Relative difference of mean rollout lengths beyond which a pair is flagged."""
-HERE = Path(__file__).resolve().parent
+JAVA = Path(__file__).resolve().parent / "java"
 HARNESSES = {
-    "ggp-base": (HERE / "ggp_base" / "GgpBasePlayouts.java", "ggp-base-prover"),
-    "sancho": (HERE / "sancho" / "SanchoPlayouts.java", "sancho-propnet"),
+    "ggp-base": (JAVA / "GgpBasePlayouts.java", "ggp-base-prover"),
+    "sancho": (JAVA / "SanchoPlayouts.java", "sancho-propnet"),
 }
 """Each Java reference's harness (ours, compiled against the reference's classpath) and
 the engine it measures."""
@@ -175,8 +175,10 @@ class Harness:
 
 
 def compile_harness(source: Path, engine: str, classpath: str, into: Path) -> Harness:
-    """Compile ``source`` against ``classpath`` into ``into``: the harness to run."""
-    done = _process(["javac", "-nowarn", "-cp", classpath, "-d", str(into), str(source)], 600)
+    """Compile ``source`` (with the clock the harnesses share) against ``classpath`` into
+    ``into``: the harness to run."""
+    sources = [str(source), str(JAVA / "PlayoutClock.java")]
+    done = _process(["javac", "-nowarn", "-cp", classpath, "-d", str(into), *sources], 600)
     if done.returncode != 0:
         raise SystemExit(f"{source.name} does not compile: {_last_line(done.stderr)}")
     return Harness(source.stem, engine, f"{into}{os.pathsep}{classpath}")

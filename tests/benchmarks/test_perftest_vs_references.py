@@ -2,8 +2,9 @@
 
 The RBG side is checked with a stand-in executable that prints what rbg2cpp's flat
 Monte Carlo harness prints (its figures chosen here), so the parsing, the ratios and the
-same-game flag are tested without a build of RBG; the ggp-base side runs where a local
-build is named by ``$GGPKIT_GGP_BASE`` (or sits in ``../shared/ggp-base``).
+same-game flag are tested without a build of RBG; the ggp-base and Sancho sides run
+where the classpath of a local build is in ``$GGPKIT_GGP_BASE_CLASSPATH`` or
+``$GGPKIT_SANCHO_CLASSPATH``.
 """
 
 from __future__ import annotations
